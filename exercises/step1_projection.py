@@ -1,0 +1,35 @@
+"""Step 1 — projections: one head turns Z into its queries, keys and values.
+
+Lesson 000, section "Q、K、V":
+
+    Q_h = Z_l W_Q^(h) + b_Q^(h)        K_h = Z_l W_K^(h) + b_K^(h)        V_h = Z_l W_V^(h) + b_V^(h)
+
+Each row of Z is one token position; the same W and b are used for every row.
+"""
+from shape_checks import float_array, same_size
+
+
+def project(Z, W, b):
+    """Return Z W + b, one of the head's three projections.
+
+    Shapes: Z [T, D] (leading batch axes allowed: [..., T, D]), W [D, D_h], b [D_h] -> [T, D_h].
+    GPT-2 Small: D = 768, D_h = 64. Multiply Z on the left (rows are tokens), then add the bias to
+    every row. Read: lesson 000, "Q、K、V".
+    """
+    Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
+    W = float_array("W", W, ndim=2, shape_text="[D, D_h]")
+    b = float_array("b", b, ndim=1, shape_text="[D_h]")
+    same_size("project(Z, W, b)", "Z (last axis, D)", Z.shape[-1], "W (first axis, D)", W.shape[0], Z.shape, W.shape)
+    same_size("project(Z, W, b)", "W (last axis, D_h)", W.shape[1], "b (D_h)", b.shape[0], W.shape, b.shape)
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 1 (step1_projection.project) is not written yet: replace this raise with your code. Read lesson 000 · Q、K、V.')
+
+
+def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
+    """Return the tuple (Q, K, V) = (Z W_Q + b_Q, Z W_K + b_K, Z W_V + b_V).
+
+    Shapes: Z [T, D]; W_Q, W_K, W_V [D, D_h]; b_Q, b_K, b_V [D_h] -> Q, K, V each [T, D_h].
+    All three read the same Z with their own weights. Read: lesson 000, "Q、K、V".
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 1 (step1_projection.project_qkv) is not written yet: replace this raise with your code. Read lesson 000 · Q、K、V.')

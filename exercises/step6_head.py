@@ -1,0 +1,63 @@
+"""Step 6 — one head: the whole causal self-attention of a single GPT-2 head.
+
+Lesson 000, "整个 Head 的矩阵形式":
+
+    S = Q Kᵀ / sqrt(D_h) + M        P = softmax(S)        O = P V
+
+and llama.cpp's names for the same tensors (Block 0 / Head 0): kq = Q Kᵀ, kq_soft_max = P, kqv = O.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from shape_checks import batch_axes, bool_table, float_array, same_size, table_shape
+from step1_projection import project_qkv
+from step2_scores import raw_scores, scale_scores
+from step3_masks import additive_mask, causal_visible
+from step4_softmax import softmax
+from step5_values import weighted_sum
+
+
+@dataclass(frozen=True)
+class HeadTrace:
+    """Every intermediate tensor of one head, named as llama.cpp's eval-callback prints them."""
+
+    Q: np.ndarray  # [T, D_h]  Qcur
+    K: np.ndarray  # [T, D_h]  Kcur
+    V: np.ndarray  # [T, D_h]  Vcur
+    kq: np.ndarray  # [T, T]  raw scores Q Kᵀ, unscaled
+    kq_soft_max: np.ndarray  # [T, T]  P
+    kqv: np.ndarray  # [T, D_h]  O
+
+
+def attention(Q, K, V, visible=None):
+    """Return (O, P): O = softmax(Q Kᵀ / sqrt(D_h) + M) V and the weights P.
+
+    Shapes: Q [..., T_q, D_h], K [..., T_k, D_h], V [..., T_k, D_h], visible bool [T_q, T_k] (or
+    [..., T_q, T_k]; True = may read) -> O [..., T_q, D_h], P [..., T_q, T_k]. visible=None means
+    causal_visible(T_q, T_k), aligned bottom-right for a KV-cache step. D_h is Q's last axis.
+    Build it from steps 2–5. Read: lesson 000, "整个 Head 的矩阵形式" and "最小数值例子".
+    """
+    Q = float_array("Q", Q, min_ndim=2, shape_text="[..., T_q, D_h]")
+    K = float_array("K", K, min_ndim=2, shape_text="[..., T_k, D_h]")
+    V = float_array("V", V, min_ndim=2, shape_text="[..., T_k, D_h]")
+    same_size("attention(Q, K, V)", "Q (D_h)", Q.shape[-1], "K (D_h)", K.shape[-1], Q.shape, K.shape)
+    same_size("attention(Q, K, V)", "K (rows, T_k)", K.shape[-2], "V (rows, T_k)", V.shape[-2], K.shape, V.shape)
+    batch_axes("Q", Q, "K", K)
+    batch_axes("K", K, "V", V)
+    T_q, T_k, D_h = Q.shape[-2], K.shape[-2], Q.shape[-1]
+    visible = causal_visible(T_q, T_k) if visible is None else bool_table("visible", visible, min_ndim=2)
+    table_shape("visible", visible, "the scores Q Kᵀ", Q.shape[:-2] + (T_q, T_k))
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 6 (step6_head.attention) is not written yet: replace this raise with your code. Read lesson 000 · 整个 Head 的矩阵形式; llama.cpp 实战.')
+
+
+def attention_head(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
+    """Return a HeadTrace of one head run on Z: Q, K, V, kq, kq_soft_max (= P) and kqv (= O).
+
+    Shapes: Z [T, D]; W_* [D, D_h]; b_* [D_h]; visible bool [T, T] or None (causal) ->
+    Q, K, V, kqv [T, D_h]; kq, kq_soft_max [T, T]. kq is the unscaled Q Kᵀ, as llama.cpp's `kq`.
+    Read: lesson 000, "llama.cpp 实战" (Block 0 / Head 0 on "How are").
+    """
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 6 (step6_head.attention_head) is not written yet: replace this raise with your code. Read lesson 000 · 整个 Head 的矩阵形式; llama.cpp 实战.')

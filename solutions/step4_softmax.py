@@ -1,0 +1,30 @@
+"""Step 4 — softmax: scores become weights, row by row.
+
+Lesson 000, "第三步：Softmax": each query's row of S becomes non-negative weights that sum to 1;
+a key whose score is -inf (masked) gets weight exactly 0. Lesson 002: scores [0, 1, 2] give
+[0.0900, 0.2447, 0.6652]; with the third key masked, [0.269, 0.731].
+"""
+import numpy as np
+
+from shape_checks import float_array
+
+
+def softmax(S):
+    """Return P = softmax(S) over the last axis (each query's row of keys).
+
+    Shapes: S [..., T_q, T_k] -> P [..., T_q, T_k], same dtype. Subtract each row's largest finite
+    score before exp so that scores like +1000 do not overflow (softmax is unchanged by a shift).
+    A -inf entry gets weight 0. A row that is entirely -inf (no visible key, e.g. a padding query)
+    gives all zeros, with no NaN and no warning. Read: lesson 000, "第三步：Softmax"; lesson 002,
+    "全行无可见Key还需明确策略".
+    """
+    S = float_array("S", S, min_ndim=1, shape_text="[..., T_q, T_k]")
+    if np.isnan(S).any() or np.isposinf(S).any():
+        raise ValueError(f"S {S.shape} holds NaN or +inf; scores must be finite, or -inf where masked")
+    ### BEGIN SOLUTION
+    row_max = S.max(axis=-1, keepdims=True)  # [..., T_q, 1]
+    row_max = np.where(np.isfinite(row_max), row_max, 0)  # a row of only -inf has nothing to subtract
+    E = np.exp(S - row_max)  # [..., T_q, T_k], 0 where S is -inf
+    total = E.sum(axis=-1, keepdims=True)  # [..., T_q, 1], 0 for a row with no visible key
+    return np.divide(E, total, out=np.zeros_like(E), where=total > 0)  # [..., T_q, T_k]
+    ### END SOLUTION

@@ -1,0 +1,26 @@
+"""The `attnkit` command. Each subcommand lives in its own module with a `register(subparsers)`."""
+import argparse
+import importlib
+import sys
+
+COMMAND_MODULES = (
+    "attnkit.cmd_check",
+    "attnkit.cmd_stubs",
+)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="attnkit", description=__import__("attnkit").__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""The reference solutions (solutions/), loaded once per process, and the results they give."""
+import copy
+from functools import lru_cache
+
+from .cases import named_outputs
+from .loader import load_step
+from .paths import SOLUTIONS_DIR
+
+
+@lru_cache(maxsize=None)
+def reference_module(module):
+    """The reference step module `module`, with reference dependencies."""
+    return load_step(module, SOLUTIONS_DIR)
+
+
+def reference_function(module, function):
+    return getattr(reference_module(module), function)
+
+
+def reference_outputs(case, calls):
+    """The reference's named results for each call of `case` (on copies of the arguments)."""
+    fn = reference_function(case.step.module, case.function)
+    return [named_outputs(case.returns, fn(**copy.deepcopy(kwargs))) for kwargs in calls]

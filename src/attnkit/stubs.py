@@ -1,0 +1,75 @@
+"""Generate the learner's stubs in exercises/ from the reference solutions.
+
+Every `### BEGIN SOLUTION` … `### END SOLUTION` block (nbgrader's markers) becomes a line that
+raises NotImplementedError naming the step and the function. Everything else — signatures,
+docstrings, input checks, provided modules — is kept as it is.
+"""
+import re
+from pathlib import Path
+
+from . import manifest
+from .paths import EXERCISES_DIR, SOLUTIONS_DIR
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+_DEF = re.compile(r"^(\s*)def (\w+)\(")
+
+
+def not_written_message(step, function):
+    """The text of the NotImplementedError a stub raises."""
+    return (f"Step {step.number} ({step.module}.{function}) is not written yet: replace this raise "
+            f"with your code. Read lesson {step.lesson}.")
+
+
+def strip_solutions(source, step):
+    """Return `source` with each solution block replaced by a NotImplementedError."""
+    out, function, inside = [], None, False
+    for number, line in enumerate(source.splitlines(keepends=True), start=1):
+        stripped = line.strip()
+        match = _DEF.match(line)
+        if match and not inside:
+            function = match.group(2)
+        if stripped == BEGIN:
+            if inside or function is None:
+                raise ValueError(f"{step.filename}:{number}: {BEGIN} outside a function or nested")
+            inside = True
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f"{indent}# YOUR CODE HERE\n")
+            out.append(f"{indent}raise NotImplementedError({not_written_message(step, function)!r})\n")
+        elif stripped == END:
+            if not inside:
+                raise ValueError(f"{step.filename}:{number}: {END} without {BEGIN}")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"{step.filename}: {BEGIN} is never closed")
+    return "".join(out)
+
+
+def generated_files(solutions_dir=SOLUTIONS_DIR):
+    """Map file name -> the text exercises/ should hold for it."""
+    solutions_dir = Path(solutions_dir)
+    files = {f"{name}.py": (solutions_dir / f"{name}.py").read_text(encoding="utf-8")
+             for name in manifest.provided_modules()}
+    for step in manifest.steps():
+        files[step.filename] = strip_solutions((solutions_dir / step.filename).read_text(encoding="utf-8"), step)
+    return files
+
+
+def drift(exercises_dir=EXERCISES_DIR, solutions_dir=SOLUTIONS_DIR):
+    """Names of the files in exercises/ that differ from what the generator makes."""
+    exercises_dir = Path(exercises_dir)
+    return sorted(name for name, text in generated_files(solutions_dir).items()
+                  if not (exercises_dir / name).is_file()
+                  or (exercises_dir / name).read_text(encoding="utf-8") != text)
+
+
+def write(exercises_dir=EXERCISES_DIR, solutions_dir=SOLUTIONS_DIR):
+    """Write the stubs and provided modules into exercises/; return the names written."""
+    exercises_dir = Path(exercises_dir)
+    exercises_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in generated_files(solutions_dir).items():
+        (exercises_dir / name).write_text(text, encoding="utf-8")
+        written.append(name)
+    return written
