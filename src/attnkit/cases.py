@@ -18,7 +18,7 @@ from .paths import CASES_DIR
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
 _DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "bool": bool}
 _GENERATORS = ("array", "normal", "random_bool", "call")
-_MODIFIERS = ("take", "plus", "times", "assign", "dtype", "seed", "scale", "p", "args")
+_MODIFIERS = ("take", "plus", "times", "assign", "pad_to", "dtype", "seed", "scale", "p", "args")
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,13 @@ class Case:
         return self.step.function(self.function).returns
 
     def build_calls(self):
-        """Return a fresh list of keyword-argument dicts, one per call (arrays made anew each time)."""
-        return [{arg: build_arg(spec) for arg, spec in call.items()} for call in self.calls]
+        """Return a fresh list of keyword-argument dicts, one per call (arrays made anew each time).
+
+        A key "*name" holds a list of values passed positionally (for `combine_visible(*visibles)`);
+        `invoke` knows how to call with it.
+        """
+        return [{arg: [build_arg(s) for s in spec] if arg.startswith("*") else build_arg(spec)
+                 for arg, spec in call.items()} for call in self.calls]
 
     def __str__(self):
         return self.name
@@ -94,6 +99,8 @@ def build_arg(spec):
         value[parse_index(spec["assign"]["index"])] = spec["assign"]["value"]
     if "take" in spec:
         value = np.ascontiguousarray(value[parse_index(spec["take"])])
+    if "pad_to" in spec:
+        value = np.pad(value, [(0, want - have) for have, want in zip(value.shape, spec["pad_to"])])
     return value
 
 
@@ -104,6 +111,12 @@ def _reference_call(target, args):
     fn = reference_function(module, function)
     result = fn(*[build_arg(a) for a in args]) if isinstance(args, list) else fn(**{k: build_arg(v) for k, v in args.items()})
     return result
+
+
+def invoke(fn, kwargs):
+    """Call `fn` with one call's arguments; a "*name" key is spread as positional arguments."""
+    args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
+    return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
 
 
 def pick(outputs, text):

@@ -2,7 +2,7 @@
 import copy
 from functools import lru_cache
 
-from .cases import named_outputs
+from .cases import invoke, named_outputs
 from .loader import load_step
 from .paths import SOLUTIONS_DIR
 
@@ -20,4 +20,4 @@ def reference_function(module, function):
 def reference_outputs(case, calls):
     """The reference's named results for each call of `case` (on copies of the arguments)."""
     fn = reference_function(case.step.module, case.function)
-    return [named_outputs(case.returns, fn(**copy.deepcopy(kwargs))) for kwargs in calls]
+    return [named_outputs(case.returns, invoke(fn, copy.deepcopy(kwargs))) for kwargs in calls]
