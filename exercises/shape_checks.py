@@ -53,8 +53,18 @@ def padding_vector(name, x):
     if arr.ndim < 1:
         raise ValueError(f"{name} must be a vector [T_k] of 1/0, got shape {arr.shape}")
     if arr.dtype != bool and not np.isin(arr, (0, 1)).all():
-        raise ValueError(f"{name} must hold only 1 (real token) and 0 (padding), got values {np.unique(arr)[:6]}")
+        raise ValueError(f"{name} must hold only 1 (real token) and 0 (padding), got values "
+                         f"{np.unique(arr)[:6]} in shape {arr.shape}")
     return arr.astype(bool)
+
+
+def projection_weights(caller, Z, W_name, W, b_name, b):
+    """Return (W, b) as float arrays, checked: W [D, D_h] with Z's D rows, b [D_h] with W's D_h."""
+    W = float_array(W_name, W, ndim=2, shape_text="[D, D_h]")
+    b = float_array(b_name, b, ndim=1, shape_text="[D_h]")
+    same_size(caller, "Z (last axis, D)", Z.shape[-1], f"{W_name} (first axis, D)", W.shape[0], Z.shape, W.shape)
+    same_size(caller, f"{W_name} (last axis, D_h)", W.shape[1], f"{b_name} (D_h)", b.shape[0], W.shape, b.shape)
+    return W, b
 
 
 def size(name, n):

@@ -6,7 +6,7 @@ Lesson 000, section "Q、K、V":
 
 Each row of Z is one token position; the same W and b are used for every row.
 """
-from shape_checks import float_array, same_size
+from shape_checks import float_array, projection_weights, same_size
 
 
 def project(Z, W, b):
@@ -17,10 +17,7 @@ def project(Z, W, b):
     every row. Read: lesson 000, "Q、K、V".
     """
     Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
-    W = float_array("W", W, ndim=2, shape_text="[D, D_h]")
-    b = float_array("b", b, ndim=1, shape_text="[D_h]")
-    same_size("project(Z, W, b)", "Z (last axis, D)", Z.shape[-1], "W (first axis, D)", W.shape[0], Z.shape, W.shape)
-    same_size("project(Z, W, b)", "W (last axis, D_h)", W.shape[1], "b (D_h)", b.shape[0], W.shape, b.shape)
+    W, b = projection_weights("project(Z, W, b)", Z, "W", W, "b", b)
     # YOUR CODE HERE
     raise NotImplementedError('Step 1 (step1_projection.project) is not written yet: replace this raise with your code. Read lesson 000 · Q、K、V.')
 
@@ -31,5 +28,11 @@ def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
     Shapes: Z [T, D]; W_Q, W_K, W_V [D, D_h]; b_Q, b_K, b_V [D_h] -> Q, K, V each [T, D_h].
     All three read the same Z with their own weights. Read: lesson 000, "Q、K、V".
     """
+    Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
+    caller = "project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V)"
+    W_Q, b_Q = projection_weights(caller, Z, "W_Q", W_Q, "b_Q", b_Q)
+    W_K, b_K = projection_weights(caller, Z, "W_K", W_K, "b_K", b_K)
+    W_V, b_V = projection_weights(caller, Z, "W_V", W_V, "b_V", b_V)
+    same_size(caller, "W_Q (D_h)", W_Q.shape[1], "W_K (D_h)", W_K.shape[1], W_Q.shape, W_K.shape)
     # YOUR CODE HERE
     raise NotImplementedError('Step 1 (step1_projection.project_qkv) is not written yet: replace this raise with your code. Read lesson 000 · Q、K、V.')

@@ -51,13 +51,13 @@ def combine_visible(*visibles):
     "因果限制、PAD限制可以同时存在".
     """
     if not visibles:
-        raise TypeError("combine_visible needs at least one visibility table")
+        raise TypeError("combine_visible(*visibles) needs at least one visibility table, got none")
     tables = [bool_table(f"visibles[{k}]", v) for k, v in enumerate(visibles)]
     try:
         np.broadcast_shapes(*(t.shape for t in tables))
     except ValueError:
-        raise ValueError("the tables do not have matching shapes: got "
-                         + ", ".join(str(t.shape) for t in tables)) from None
+        raise ValueError("combine_visible(*visibles): the tables' shapes do not broadcast together: got "
+                         + ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))) from None
     # YOUR CODE HERE
     raise NotImplementedError('Step 3 (step3_masks.combine_visible) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
 

@@ -46,6 +46,9 @@ def attention(Q, K, V, visible=None):
     batch_axes("Q", Q, "K", K)
     batch_axes("K", K, "V", V)
     T_q, T_k, D_h = Q.shape[-2], K.shape[-2], Q.shape[-1]
+    if visible is None and T_q > T_k:
+        raise ValueError(f"attention(Q, K, V) with visible=None (causal) needs T_q <= T_k: Q has shape {Q.shape} "
+                         f"and K has shape {K.shape}; each query needs its own key (its position) in K")
     visible = causal_visible(T_q, T_k) if visible is None else bool_table("visible", visible, min_ndim=2)
     table_shape("visible", visible, "the scores Q Kᵀ", Q.shape[:-2] + (T_q, T_k))
     # YOUR CODE HERE

@@ -57,13 +57,13 @@ def combine_visible(*visibles):
     "因果限制、PAD限制可以同时存在".
     """
     if not visibles:
-        raise TypeError("combine_visible needs at least one visibility table")
+        raise TypeError("combine_visible(*visibles) needs at least one visibility table, got none")
     tables = [bool_table(f"visibles[{k}]", v) for k, v in enumerate(visibles)]
     try:
         np.broadcast_shapes(*(t.shape for t in tables))
     except ValueError:
-        raise ValueError("the tables do not have matching shapes: got "
-                         + ", ".join(str(t.shape) for t in tables)) from None
+        raise ValueError("combine_visible(*visibles): the tables' shapes do not broadcast together: got "
+                         + ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))) from None
     ### BEGIN SOLUTION
     combined = tables[0]
     for table in tables[1:]:
