@@ -1,0 +1,126 @@
+"""Every reference function refuses bad input with a ValueError/TypeError that names the argument
+and shows the shape (or dtype/value) it got, before any arithmetic runs."""
+import re
+
+import numpy as np
+import pytest
+
+
+def a(*shape, dtype=float):
+    return np.ones(shape, dtype=dtype)
+
+
+def w():
+    """Projection-weights kwargs for project_qkv / attention_head with D = 8, D_h = 4."""
+    return dict(W_Q=a(8, 4), b_Q=a(4), W_K=a(8, 4), b_K=a(4), W_V=a(8, 4), b_V=a(4))
+
+
+def with_(base, **changes):
+    return {**base, **changes}
+
+
+TEXT = np.array([["a", "b"], ["c", "d"]])
+RAGGED = [[1.0, 2.0], [3.0]]
+QKV = dict(Q=a(3, 4), K=a(5, 4), V=a(5, 2))  # T_q = 3, T_k = 5, D_h = 4
+
+# (step module, function, kwargs, exception, texts the message must contain: argument name first)
+CASES = {
+    # step 1
+    "project: Z not numeric": ("step1_projection", "project", dict(Z=TEXT, W=a(2, 4), b=a(4)), TypeError, ["Z", "<U1"]),
+    "project: Z ragged": ("step1_projection", "project", dict(Z=RAGGED, W=a(2, 4), b=a(4)), TypeError, ["Z", "list"]),
+    "project: Z one axis": ("step1_projection", "project", dict(Z=a(8), W=a(8, 4), b=a(4)), ValueError, ["Z", "(8,)"]),
+    "project: W one axis": ("step1_projection", "project", dict(Z=a(3, 8), W=a(8), b=a(4)), ValueError, ["W", "(8,)", "[D, D_h]"]),
+    "project: W three axes": ("step1_projection", "project", dict(Z=a(3, 8), W=a(1, 8, 4), b=a(4)), ValueError, ["W", "(1, 8, 4)"]),
+    "project: W transposed": ("step1_projection", "project", dict(Z=a(3, 8), W=a(4, 8), b=a(4)), ValueError, ["W", "(4, 8)", "(3, 8)"]),
+    "project: b wrong length": ("step1_projection", "project", dict(Z=a(3, 8), W=a(8, 4), b=a(3)), ValueError, ["b", "(3,)", "(8, 4)"]),
+    "project: b two axes": ("step1_projection", "project", dict(Z=a(3, 8), W=a(8, 4), b=a(1, 4)), ValueError, ["b", "(1, 4)"]),
+    "project: W boolean": ("step1_projection", "project", dict(Z=a(3, 8), W=a(8, 4, dtype=bool), b=a(4)), TypeError, ["W", "bool"]),
+    "project_qkv: W_K transposed": ("step1_projection", "project_qkv", with_(dict(Z=a(3, 8), **w()), W_K=a(4, 8)), ValueError, ["W_K", "(4, 8)", "(3, 8)"]),
+    "project_qkv: b_V wrong length": ("step1_projection", "project_qkv", with_(dict(Z=a(3, 8), **w()), b_V=a(5)), ValueError, ["b_V", "(5,)", "(8, 4)"]),
+    "project_qkv: W_Q one axis": ("step1_projection", "project_qkv", with_(dict(Z=a(3, 8), **w()), W_Q=a(8)), ValueError, ["W_Q", "(8,)"]),
+    "project_qkv: Q and K widths differ": ("step1_projection", "project_qkv", with_(dict(Z=a(3, 8), **w()), W_K=a(8, 5), b_K=a(5)), ValueError, ["W_Q", "W_K", "(8, 4)", "(8, 5)"]),
+    "project_qkv: Z not numeric": ("step1_projection", "project_qkv", dict(Z=TEXT, **w()), TypeError, ["Z", "<U1"]),
+    # step 2
+    "raw_scores: D_h differs": ("step2_scores", "raw_scores", dict(Q=a(3, 4), K=a(5, 3)), ValueError, ["Q", "K", "(3, 4)", "(5, 3)"]),
+    "raw_scores: K one axis": ("step2_scores", "raw_scores", dict(Q=a(3, 4), K=a(4)), ValueError, ["K", "(4,)"]),
+    "raw_scores: batch axes differ": ("step2_scores", "raw_scores", dict(Q=a(12, 3, 4), K=a(11, 5, 4)), ValueError, ["Q", "K", "(12, 3, 4)", "(11, 5, 4)"]),
+    "raw_scores: Q not numeric": ("step2_scores", "raw_scores", dict(Q=TEXT, K=a(2, 2)), TypeError, ["Q", "<U1"]),
+    "raw_scores: K object": ("step2_scores", "raw_scores", dict(Q=a(2, 2), K=np.array([[None, 1], [2, 3]])), TypeError, ["K", "object"]),
+    "scale_scores: d_h = 0": ("step2_scores", "scale_scores", dict(kq=a(3, 5), d_h=0), ValueError, ["d_h", "0"]),
+    "scale_scores: d_h < 0": ("step2_scores", "scale_scores", dict(kq=a(3, 5), d_h=-64), ValueError, ["d_h", "-64"]),
+    "scale_scores: d_h text": ("step2_scores", "scale_scores", dict(kq=a(3, 5), d_h="64"), TypeError, ["d_h", "str"]),
+    "scale_scores: d_h array": ("step2_scores", "scale_scores", dict(kq=a(3, 5), d_h=a(3)), TypeError, ["d_h", "ndarray"]),
+    "scale_scores: kq one axis": ("step2_scores", "scale_scores", dict(kq=a(5), d_h=64), ValueError, ["kq", "(5,)"]),
+    "scale_scores: kq not numeric": ("step2_scores", "scale_scores", dict(kq=TEXT, d_h=64), TypeError, ["kq", "<U1"]),
+    # step 3
+    "causal_visible: n_key < n_query": ("step3_masks", "causal_visible", dict(n_query=5, n_key=3), ValueError, ["n_key", "n_query", "3", "5"]),
+    "causal_visible: negative n_query": ("step3_masks", "causal_visible", dict(n_query=-1), ValueError, ["n_query", "-1"]),
+    "causal_visible: negative n_key": ("step3_masks", "causal_visible", dict(n_query=2, n_key=-2), ValueError, ["n_key", "-2"]),
+    "causal_visible: float size": ("step3_masks", "causal_visible", dict(n_query=2.0), TypeError, ["n_query", "2.0"]),
+    "causal_visible: bool size": ("step3_masks", "causal_visible", dict(n_query=True), TypeError, ["n_query", "True"]),
+    "padding_visible: values 0/1/2": ("step3_masks", "padding_visible", dict(attention_mask=np.array([1, 2, 0]), n_query=2), ValueError, ["attention_mask", "2", "(3,)"]),
+    "padding_visible: value 0.5": ("step3_masks", "padding_visible", dict(attention_mask=np.array([1, 0.5]), n_query=2), ValueError, ["attention_mask", "0.5"]),
+    "padding_visible: scalar": ("step3_masks", "padding_visible", dict(attention_mask=np.array(1), n_query=2), ValueError, ["attention_mask", "()"]),
+    "padding_visible: text": ("step3_masks", "padding_visible", dict(attention_mask=np.array(["1", "0"]), n_query=2), TypeError, ["attention_mask", "<U1"]),
+    "padding_visible: negative n_query": ("step3_masks", "padding_visible", dict(attention_mask=np.array([1, 0]), n_query=-3), ValueError, ["n_query", "-3"]),
+    "additive_mask: 0/1 numbers": ("step3_masks", "additive_mask", dict(visible=a(3, 5, dtype=int)), TypeError, ["visible", "int", "(3, 5)"]),
+    "additive_mask: float table": ("step3_masks", "additive_mask", dict(visible=a(3, 5)), TypeError, ["visible", "float64", "(3, 5)"]),
+    "to_torch_sdpa_mask: 0/1 numbers": ("step3_masks", "to_torch_sdpa_mask", dict(visible=a(3, 5, dtype=int)), TypeError, ["visible", "int", "(3, 5)"]),
+    "to_torch_mha_mask: 0/1 numbers": ("step3_masks", "to_torch_mha_mask", dict(visible=a(3, 5, dtype=np.uint8)), TypeError, ["visible", "uint8", "(3, 5)"]),
+    "to_torch_key_padding_mask: value 2": ("step3_masks", "to_torch_key_padding_mask", dict(attention_mask=np.array([1, 1, 2])), ValueError, ["attention_mask", "2", "(3,)"]),
+    "to_torch_key_padding_mask: -1": ("step3_masks", "to_torch_key_padding_mask", dict(attention_mask=np.array([1, -1])), ValueError, ["attention_mask", "-1"]),
+    # step 4
+    "softmax: not numeric": ("step4_softmax", "softmax", dict(S=TEXT), TypeError, ["S", "<U1"]),
+    "softmax: boolean table": ("step4_softmax", "softmax", dict(S=a(3, 5, dtype=bool)), TypeError, ["S", "bool", "additive_mask"]),
+    "softmax: NaN": ("step4_softmax", "softmax", dict(S=np.array([[0.0, np.nan]])), ValueError, ["S", "(1, 2)", "NaN"]),
+    "softmax: +inf": ("step4_softmax", "softmax", dict(S=np.array([[0.0, np.inf]])), ValueError, ["S", "(1, 2)", "+inf"]),
+    "softmax: scalar": ("step4_softmax", "softmax", dict(S=np.float64(1.0)), ValueError, ["S", "()"]),
+    # step 5
+    "weighted_sum: P columns != V rows": ("step5_values", "weighted_sum", dict(P=a(3, 5), V=a(4, 2)), ValueError, ["P", "V", "(3, 5)", "(4, 2)"]),
+    "weighted_sum: V one axis": ("step5_values", "weighted_sum", dict(P=a(3, 5), V=a(5)), ValueError, ["V", "(5,)"]),
+    "weighted_sum: batch axes differ": ("step5_values", "weighted_sum", dict(P=a(12, 3, 5), V=a(2, 5, 4)), ValueError, ["P", "V", "(12, 3, 5)", "(2, 5, 4)"]),
+    "weighted_sum: P not numeric": ("step5_values", "weighted_sum", dict(P=TEXT, V=a(2, 2)), TypeError, ["P", "<U1"]),
+    # step 6
+    "attention: D_h differs": ("step6_head", "attention", with_(QKV, K=a(5, 3)), ValueError, ["Q", "K", "(3, 4)", "(5, 3)"]),
+    "attention: V rows != K rows": ("step6_head", "attention", with_(QKV, V=a(4, 2)), ValueError, ["K", "V", "(5, 4)", "(4, 2)"]),
+    "attention: visible transposed": ("step6_head", "attention", with_(QKV, visible=a(5, 3, dtype=bool)), ValueError, ["visible", "(5, 3)", "(3, 5)"]),
+    "attention: visible one axis": ("step6_head", "attention", with_(QKV, visible=a(5, dtype=bool)), ValueError, ["visible", "(5,)"]),
+    "attention: visible too many axes": ("step6_head", "attention", with_(QKV, visible=a(2, 3, 5, dtype=bool)), ValueError, ["visible", "(2, 3, 5)"]),
+    "attention: visible 0/1 numbers": ("step6_head", "attention", with_(QKV, visible=a(3, 5, dtype=int)), TypeError, ["visible", "int", "(3, 5)"]),
+    "attention: causal with T_q > T_k": ("step6_head", "attention", dict(Q=a(5, 4), K=a(3, 4), V=a(3, 2)), ValueError, ["Q", "K", "(5, 4)", "(3, 4)"]),
+    "attention: Q one axis": ("step6_head", "attention", with_(QKV, Q=a(4)), ValueError, ["Q", "(4,)"]),
+    "attention: V not numeric": ("step6_head", "attention", with_(QKV, V=np.full((5, 2), "x")), TypeError, ["V", "<U1"]),
+    "attention_head: W_V transposed": ("step6_head", "attention_head", with_(dict(Z=a(3, 8), **w()), W_V=a(4, 8)), ValueError, ["W_V", "(4, 8)", "(3, 8)"]),
+    "attention_head: visible wrong shape": ("step6_head", "attention_head", dict(Z=a(3, 8), **w(), visible=a(2, 2, dtype=bool)), ValueError, ["visible", "(2, 2)", "(3, 3)"]),
+    "attention_head: visible not boolean": ("step6_head", "attention_head", dict(Z=a(3, 8), **w(), visible=a(3, 3)), TypeError, ["visible", "float64", "(3, 3)"]),
+}
+
+
+@pytest.mark.parametrize("module, function, kwargs, error, texts", CASES.values(), ids=CASES.keys())
+def test_bad_input_is_refused_with_a_clear_message(ref, module, function, kwargs, error, texts):
+    fn = getattr(getattr(ref, module), function)
+    with pytest.raises(error, match=re.escape(texts[0])) as info:
+        fn(**kwargs)
+    message = str(info.value)
+    missing = [text for text in texts if text not in message]
+    assert not missing, f"{function}: the message {message!r} should mention {missing}"
+
+
+@pytest.mark.parametrize("tables, texts", [
+    ((), ["visibles", "at least one"]),
+    ((a(3, 5, dtype=bool), a(5, 3, dtype=bool)), ["visibles", "(3, 5)", "(5, 3)"]),
+    ((a(3, 5, dtype=bool), a(3, 5, dtype=int)), ["visibles[1]", "int", "(3, 5)"]),
+], ids=["no tables", "mismatched shapes", "non-boolean table"])
+def test_combine_visible_refuses(ref, tables, texts):
+    with pytest.raises((TypeError, ValueError), match=re.escape(texts[0])) as info:
+        ref.step3_masks.combine_visible(*tables)
+    missing = [text for text in texts if text not in str(info.value)]
+    assert not missing, f"the message {str(info.value)!r} should mention {missing}"
+
+
+def test_checks_cover_every_function(ref):
+    """Each function of the manifest has at least one bad-input case here."""
+    from attnkit import manifest
+    covered = {(m, f) for m, f, *_ in CASES.values()} | {("step3_masks", "combine_visible")}
+    every = {(s.module, fn.name) for s in manifest.steps() for fn in s.functions}
+    assert every <= covered, f"no bad-input case for {sorted(every - covered)}"
