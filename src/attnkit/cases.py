@@ -115,6 +115,7 @@ def _reference_call(target, args):
 
 def invoke(fn, kwargs):
     """Call `fn` with one call's arguments; a "*name" key is spread as positional arguments."""
+    __tracebackhide__ = True  # pytest shows the learner's frames, not this one
     args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
     return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
 

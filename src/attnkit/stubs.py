@@ -1,4 +1,4 @@
-"""Generate the learner's stubs in exercises/ from the reference solutions.
+"""Generate exercises/ from the reference solutions and the manifest: stubs, public tests, conftest.
 
 Every `### BEGIN SOLUTION` … `### END SOLUTION` block (nbgrader's markers) becomes a line that
 raises NotImplementedError naming the step and the function. Everything else — signatures,
@@ -46,13 +46,30 @@ def strip_solutions(source, step):
     return "".join(out)
 
 
+CONFTEST = '''"""pytest setup for the public tests: the --solutions switch and the progress ladder."""
+from attnkit.pytest_plugin import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
+'''
+
+
+def public_test_file(step):
+    """The text of exercises/test_<step>.py: one test per function of the step."""
+    lines = [f'"""Public tests of step {step.number}: {step.title}.\n',
+             f"Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)",
+             f"The cases are in the kit's catalogue, src/attnkit/data/cases/{step.filename[:-3]}.yaml.",
+             '"""', "from attnkit.public import case_test", ""]
+    lines += [f'test_{fn.name} = case_test("{step.module}", "{fn.name}")' for fn in step.functions]
+    return "\n".join(lines) + "\n"
+
+
 def generated_files(solutions_dir=SOLUTIONS_DIR):
-    """Map file name -> the text exercises/ should hold for it."""
+    """Map file name -> the text exercises/ should hold for it (stubs, provided modules, public tests)."""
     solutions_dir = Path(solutions_dir)
     files = {f"{name}.py": (solutions_dir / f"{name}.py").read_text(encoding="utf-8")
              for name in manifest.provided_modules()}
     for step in manifest.steps():
         files[step.filename] = strip_solutions((solutions_dir / step.filename).read_text(encoding="utf-8"), step)
+        files[f"test_{step.filename}"] = public_test_file(step)
+    files["conftest.py"] = CONFTEST
     return files
 
 

@@ -1,0 +1,9 @@
+"""Public tests of step 1: Projections: Q, K, V from Z.
+
+Run: pytest exercises/test_step1_projection.py   (all steps: pytest exercises)
+The cases are in the kit's catalogue, src/attnkit/data/cases/step1_projection.yaml.
+"""
+from attnkit.public import case_test
+
+test_project = case_test("step1_projection", "project")
+test_project_qkv = case_test("step1_projection", "project_qkv")

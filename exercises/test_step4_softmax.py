@@ -1,0 +1,8 @@
+"""Public tests of step 4: Softmax: scores become weights, stable and safe for fully masked rows.
+
+Run: pytest exercises/test_step4_softmax.py   (all steps: pytest exercises)
+The cases are in the kit's catalogue, src/attnkit/data/cases/step4_softmax.yaml.
+"""
+from attnkit.public import case_test
+
+test_softmax = case_test("step4_softmax", "softmax")

@@ -1,0 +1,8 @@
+"""Public tests of step 5: Values: O = P V.
+
+Run: pytest exercises/test_step5_values.py   (all steps: pytest exercises)
+The cases are in the kit's catalogue, src/attnkit/data/cases/step5_values.yaml.
+"""
+from attnkit.public import case_test
+
+test_weighted_sum = case_test("step5_values", "weighted_sum")

@@ -1,0 +1,9 @@
+"""Public tests of step 6: One head: S = kq / sqrt(D_h) + M, P = softmax(S), O = P V.
+
+Run: pytest exercises/test_step6_head.py   (all steps: pytest exercises)
+The cases are in the kit's catalogue, src/attnkit/data/cases/step6_head.yaml.
+"""
+from attnkit.public import case_test
+
+test_attention = case_test("step6_head", "attention")
+test_attention_head = case_test("step6_head", "attention_head")

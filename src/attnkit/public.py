@@ -1,0 +1,81 @@
+"""The public tests: each public case of the catalogue becomes one pytest test of the learner's code.
+
+A test file in exercises/ is one line per function: `test_softmax = case_test("step4_softmax", "softmax")`.
+The learner's step is imported from the folder that holds the test file (or from solutions/ with
+`pytest exercises --solutions`), with the reference versions of the earlier steps it imports, so a
+mistake in step 4 is reported by step 4's tests only.
+"""
+import copy
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from . import checks
+from .cases import cases_for, invoke, named_outputs
+from .loader import StepLoadError, load_step
+from .paths import SOLUTIONS_DIR
+
+SOLUTIONS_OPTION = "--solutions"
+
+
+@lru_cache(maxsize=None)
+def _module(step_module, folder):
+    deps = SOLUTIONS_DIR if SOLUTIONS_DIR.is_dir() else folder
+    return load_step(step_module, folder, deps_folder=deps)
+
+
+def learner_folder(config, test_path):
+    """Where the code under test lives: solutions/ with --solutions, else the test file's folder."""
+    return SOLUTIONS_DIR if config.getoption(SOLUTIONS_OPTION) else Path(test_path).resolve().parent
+
+
+def _diagnosis(case, calls, results):
+    from . import mistakes  # the catalogue of known mistakes, loaded only when something failed
+
+    code = mistakes.diagnose(case, calls, results)
+    return mistakes.describe(code) if code else ""
+
+
+def check_case(case, folder):
+    """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong."""
+    __tracebackhide__ = True
+    try:
+        module = _module(case.step.module, Path(folder))
+    except StepLoadError as err:
+        pytest.fail(f"step {case.step.number} could not be loaded: {err}", pytrace=False)
+    fn = getattr(module, case.function, None)
+    if not callable(fn):
+        pytest.fail(f"{case.step.filename} has no function {case.function}(): keep the name and signature "
+                    "of the stub", pytrace=False)
+    calls = case.build_calls()
+    raw = []
+    for kwargs in calls:
+        try:
+            raw.append(invoke(fn, copy.deepcopy(kwargs)))
+        except NotImplementedError:
+            raise
+        except Exception as err:
+            if hasattr(err, "add_note"):
+                err.add_note(f"(in the public test {case.name}: {case.concept}; read lesson {case.lesson})")
+            raise
+    try:
+        results = [named_outputs(case.returns, value) for value in raw]
+    except ValueError as err:
+        pytest.fail(f"{case.step.module}.{case.function} — {err}", pytrace=False)
+    verdict = checks.evaluate(case, calls, results)
+    if not verdict.passed:
+        pytest.fail(checks.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
+
+
+def case_test(step_module, function):
+    """A pytest test function that runs every public case of `step_module.function`."""
+
+    @pytest.mark.parametrize("case", cases_for(step_module, "public", function), ids=str)
+    def test(case, request):
+        __tracebackhide__ = True
+        check_case(case, learner_folder(request.config, request.path))
+
+    test.__name__ = f"test_{function}"
+    test.__doc__ = f"The public cases of {step_module}.{function} (src/attnkit/data/cases/{step_module}.yaml)."
+    return test
