@@ -6,6 +6,9 @@ import sys
 COMMAND_MODULES = (
     "attnkit.cmd_check",
     "attnkit.cmd_stubs",
+    "attnkit.cmd_grade",
+    "attnkit.cmd_verify",
+    "attnkit.cmd_bench",
 )
 
 

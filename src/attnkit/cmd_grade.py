@@ -1,0 +1,79 @@
+"""`attnkit grade PATH…`: grade submissions (folders shaped like exercises/, or .ipynb notebooks)."""
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+
+def register(sub):
+    p = sub.add_parser("grade", help="grade submissions with every case, public and hidden, in a sandbox")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="a folder shaped like exercises/, or an .ipynb")
+    p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
+    p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per submission, a column per step")
+    p.add_argument("--gradescope", metavar="FILE",
+                   help="write Gradescope's results.json (with several PATHs, FILE is a folder of one file each)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
+    p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
+                                                "a rerun skips submissions already graded and unchanged")
+    p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
+    p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    p.set_defaults(func=run)
+
+
+def journal_path(args):
+    if args.out:
+        return Path(args.out) / "attnkit-results.jsonl"
+    target = args.csv or args.gradescope
+    return Path(f"{target}.journal.jsonl") if target else None
+
+
+def gradescope_path(args, name):
+    if len(args.paths) == 1:
+        return Path(args.gradescope)
+    stem = re.sub(r"[^\w.-]+", "_", name.strip("/\\")).strip("._") or "submission"
+    return Path(args.gradescope) / f"{stem}.json"
+
+
+def run(args):
+    from .grader import batch, report_csv, report_gradescope, report_text
+    from .grader.grade import POINTS_SPLIT
+    from .grader.journal import Journal
+    from .grader.plan import Plan
+    from .grader.runners import SandboxRunner
+    from .grader.sandbox import barrier_description
+
+    plan = Plan()
+    path = journal_path(args)
+    journal = Journal(path) if path else None
+    progress = batch.Progress(len(args.paths)) if (args.progress or sys.stderr.isatty()) and len(args.paths) > 1 else None
+    graded_so_far = {}
+    csv_written = [0.0]
+
+    def write_csv(final=False):
+        if args.csv and (final or time.monotonic() - csv_written[0] > 0.5):
+            ordered = [graded_so_far[n] for n in args.paths if n in graded_so_far]
+            report_csv.write(args.csv, ordered, plan.steps)
+            csv_written[0] = time.monotonic()
+
+    def on_graded(graded, skipped):
+        graded_so_far[graded.submission] = graded
+        if args.json:
+            sys.stdout.write(json.dumps(graded.as_spec()) + "\n")
+        else:
+            print(report_text.text(graded) + (" (already graded; --force to regrade)" if skipped else "") + "\n")
+        sys.stdout.flush()
+        if args.gradescope:
+            report_gradescope.write(gradescope_path(args, graded.submission), graded)
+        write_csv()
+        if progress:
+            progress.step()
+
+    if not args.json:
+        print(f"isolation: {barrier_description()}\n{POINTS_SPLIT}\n")
+    _, unreadable = batch.run(args.paths, plan, SandboxRunner(), args.jobs, journal, args.force, on_graded)
+    write_csv(final=True)
+    for name, why in unreadable.items():
+        print(f"attnkit grade: not graded: {why}", file=sys.stderr)
+    return 2 if unreadable else 0

@@ -1,0 +1,77 @@
+"""Grade many submissions at once, reporting each as soon as it is graded.
+
+Submissions run in parallel threads (each one's code runs in its own sandboxed child; the judging
+here is light). Each finished grade goes to the journal first, then to the callback that prints it
+and rewrites the report files, so a rerun finds it even if the grader is killed right after.
+"""
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from . import submission as submissions
+from .grade import Graded, grade
+
+
+def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
+    """Grade the submissions at paths `names`; return ({name: Graded}, {name: reason not graded}).
+
+    `on_graded(graded, skipped)` is called once per submission, in the order they finish.
+    """
+    public = {p.case.name for p in plan.cases if p.case.public}
+    done, unreadable, todo = {}, {}, []
+    for name in names:
+        try:
+            sub = submissions.read(name)
+        except (OSError, ValueError) as err:
+            unreadable[name] = str(err)
+            continue
+        key = journal.key(sub, plan.fingerprint) if journal else None
+        stored = journal.get(key) if journal and not force else None
+        if stored is not None:
+            done[name] = Graded.from_record(stored, public)
+            if on_graded:
+                on_graded(done[name], True)
+        else:
+            todo.append((sub, key))
+
+    def one(sub):
+        return grade(plan, runner, sub.sources, sub.name, sub.problem)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(one, sub): (sub, key) for sub, key in todo}
+        try:
+            for future in as_completed(futures):
+                sub, key = futures[future]
+                graded = future.result()
+                if journal:
+                    journal.add(key, graded.as_record())
+                done[sub.name] = graded
+                if on_graded:
+                    on_graded(graded, False)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return done, unreadable
+
+
+class Progress:
+    """`[k/n] rate/s eta` on stderr: redrawn in place on a terminal, a line a second otherwise."""
+
+    def __init__(self, total, stream=sys.stderr):
+        self.total, self.stream, self.count = total, stream, 0
+        self.start = self.last = time.monotonic()
+        self.tty = stream.isatty()
+
+    def step(self):
+        self.count += 1
+        now = time.monotonic()
+        if now - self.last < (0.1 if self.tty else 1.0) and self.count < self.total:
+            return
+        self.last = now
+        rate = self.count / max(now - self.start, 1e-9)
+        eta = (self.total - self.count) / rate if rate else 0.0
+        text = f"[{self.count}/{self.total}] {rate:.1f} submissions/s, {eta:.0f} s left"
+        self.stream.write(f"\r{text}\033[K" if self.tty else text + "\n")
+        if self.tty and self.count >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()

@@ -1,0 +1,89 @@
+"""`attnkit bench`: grade a made-up class (correct, buggy and hanging submissions) and time it.
+
+Buggy submissions are the solutions with one small text edit each (the scale left out, the bias
+left out, …); hanging ones loop forever inside softmax. All go through the real pipeline (sandbox,
+judging, diagnosis) with `--jobs` workers. Hanging submissions are timed separately: their cost is
+the per-call time limit, not the grader's.
+"""
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from ..paths import SOLUTIONS_DIR
+from . import batch
+from .plan import Plan
+from .runners import SandboxRunner
+
+# (file, text in the solution, replacement): one learner's slip each
+EDITS = (
+    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq"),
+    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq / d_h"),
+    ("step1_projection.py", "return Z @ W + b", "return Z @ W"),
+    ("step3_masks.py", "return j <= past + i", "return j < past + i"),
+    ("step3_masks.py", "combined = combined & table", "combined = combined | table"),
+    ("step3_masks.py", "return ~visible  # True = blocked", "return visible.copy()"),
+    ("step4_softmax.py", "E = np.exp(S - row_max)", "E = np.exp(S)"),
+    ("step5_values.py", "return P @ V", "return P @ V * 1.01"),
+    ("step6_head.py", "S = scale_scores(kq, D_h) + M", "S = kq + M"),
+)
+HANG = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)",
+        "while True:\n        pass\n    row_max = S.max(axis=-1, keepdims=True)")
+
+
+def make_class(folder, n_correct, n_buggy, n_hanging):
+    """Write the submissions under `folder`; return {"correct"|"buggy"|"hanging": [paths]}."""
+    kinds = {"correct": [], "buggy": [], "hanging": []}
+    edits = [e for e in EDITS if e[1] in (SOLUTIONS_DIR / e[0]).read_text(encoding="utf-8")]
+    plan = [("correct", None)] * n_correct + [("buggy", edits[k % len(edits)]) for k in range(n_buggy)]
+    plan += [("hanging", HANG)] * n_hanging
+    for k, (kind, edit) in enumerate(plan):
+        target = Path(folder) / f"{kind}{k:04d}"
+        shutil.copytree(SOLUTIONS_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+        if edit:
+            file, old, new = edit
+            path = target / file
+            path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+        kinds[kind].append(str(target))
+    return kinds
+
+
+def _timed(names, plan, runner, jobs):
+    start = time.perf_counter()
+    done, _ = batch.run(names, plan, runner, jobs)
+    return done, time.perf_counter() - start
+
+
+def run(n, jobs, hanging, limits=None):
+    """Print the figures; return True when correct ones got 100 and buggy ones less."""
+    n_buggy = n // 2
+    start = time.perf_counter()
+    plan = Plan()
+    setup = time.perf_counter() - start
+    runner = SandboxRunner(limits)
+    with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as folder:
+        kinds = make_class(folder, n - n_buggy, n_buggy, hanging)
+        batch.run(kinds["correct"][:1], plan, runner, 1)  # warm up the sandbox and the diagnosis tables
+        graded, seconds = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
+        hung, hang_seconds = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, 0.0)
+    phases = [g.seconds for g in graded.values()]
+    mean = {key: sum(p[key] for p in phases) / len(phases) for key in ("run", "calls", "judge")}
+    print(f"cases: {len(plan.cases)} ({len(plan.jobs)} calls per submission); plan built in {setup:.2f} s")
+    print(f"graded {len(graded)} submissions ({n - n_buggy} correct, {n_buggy} buggy) with --jobs {jobs} "
+          f"in {seconds:.2f} s: {len(graded) / seconds:.1f} submissions/s, {1000 * seconds / len(graded):.1f} ms each")
+    print(f"per submission (mean): sandbox {1000 * mean['run']:.1f} ms, of which the learner's calls "
+          f"{1000 * mean['calls']:.1f} ms; judging {1000 * mean['judge']:.1f} ms; overhead (all but the "
+          f"learner's calls) {1000 * (mean['run'] - mean['calls'] + mean['judge']):.1f} ms")
+    if hanging:
+        print(f"hanging: {len(hung)} submissions in {hang_seconds:.2f} s ({hang_seconds / len(hung):.2f} s each "
+              f"with --jobs {jobs}; each hanging call is stopped at the per-call limit "
+              f"{runner.limits.call_seconds:g} s)")
+    wrong = [g.submission for name, g in graded.items() if (g.score == g.max_score) != (name in kinds["correct"])]
+    wrong += [g.submission for g in hung.values() if g.score == g.max_score]
+    buggy = [graded[name].score for name in kinds["buggy"]]
+    if buggy:
+        print(f"scores: correct {min(graded[name].score for name in kinds['correct']):g}, buggy "
+              f"{min(buggy):g}–{max(buggy):g}" + (f", hanging {max(g.score for g in hung.values()):g}" if hung else ""))
+    if wrong:
+        print("unexpected scores: " + ", ".join(Path(w).name for w in wrong))
+    return not wrong

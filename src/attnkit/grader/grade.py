@@ -1,0 +1,151 @@
+"""Grade one submission: run its calls through a runner, judge each case here, add up the points.
+
+The runner (the sandbox for learner code, `runners.InProcessRunner` for trusted callables) only
+makes the calls; the verdicts, diagnoses and points are computed in this process. Each step is
+graded on its own: its cases run with the reference versions of the earlier steps it imports, so a
+mistake costs points only in the step that made it.
+"""
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import checks, mistakes
+
+POINTS_SPLIT = ("Each step is graded on its own: its tests run with the reference versions of the earlier "
+                "steps it imports, so a mistake costs points only in the step that made it. A step's points "
+                "are shared by its tests (public and hidden) in proportion to their weights.")
+NOT_WRITTEN = "not written yet"
+_DIAGNOSIS_LOCK = threading.Lock()  # diagnosis builds its tables lazily, loading modules (not thread-safe)
+
+
+@dataclass(frozen=True)
+class TestResult:
+    name: str
+    step: str
+    score: float
+    max_score: float
+    status: str  # passed / failed / error / timeout (SPEC)
+    output: str
+    diagnosis: str | None
+    public: bool
+
+    def as_spec(self):
+        return {"name": self.name, "step": self.step, "score": self.score, "max_score": self.max_score,
+                "status": self.status, "output": self.output, "diagnosis": self.diagnosis}
+
+
+@dataclass
+class Graded:
+    """One submission's grade; `as_spec()` is the SPEC's JSON object."""
+
+    submission: str
+    score: float
+    max_score: float
+    tests: list
+    steps: dict  # step module -> (score, max_score)
+    stdout: str = ""
+    stderr: str = ""
+    seconds: dict = field(default_factory=dict)  # {"run": sandbox, "calls": learner's calls in it, "judge": here}
+
+    @property
+    def diagnoses(self):
+        return sorted({t.diagnosis for t in self.tests if t.diagnosis})
+
+    def as_spec(self):
+        return {"submission": self.submission, "score": self.score, "max_score": self.max_score,
+                "tests": [t.as_spec() for t in self.tests], "diagnoses": self.diagnoses}
+
+    def as_record(self):
+        """as_spec() plus what the reports need besides it (kept in the batch journal)."""
+        return {**self.as_spec(), "steps": {m: list(v) for m, v in self.steps.items()},
+                "stdout": self.stdout, "stderr": self.stderr}
+
+    @classmethod
+    def from_record(cls, record, public_names):
+        tests = [TestResult(**t, public=t["name"] in public_names) for t in record["tests"]]
+        return cls(record["submission"], record["score"], record["max_score"], tests,
+                   {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"])
+
+
+def grade(plan, runner, sources, name, problem=""):
+    """Grade the files `sources` ({filename: text}) as submission `name`.
+
+    `problem`, when set, says why the submission could not be read; every test then fails with it.
+    """
+    start = time.perf_counter()
+    if problem:
+        results, stdout, stderr = {}, "", ""
+    else:
+        run = runner(sources, plan.jobs)
+        results, stdout, stderr = run.results, run.stdout, run.stderr
+    ran = time.perf_counter()
+    calls = sum(r.seconds for r in results.values())
+    tests = [_judge(plan, planned, results, problem) for planned in plan.cases]
+    steps = {}
+    for module in plan.steps:
+        mine = [(t, p) for t, p in zip(tests, plan.cases) if t.step == module]
+        passed = sum(p.case.weight for t, p in mine if t.status == "passed")
+        total = plan.step_weight[module]
+        worth = plan.step_points[module]
+        steps[module] = (float(worth) if passed == total else round(worth * passed / total, 6), float(worth))
+    score = round(sum(s for s, _ in steps.values()), 6)
+    return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
+                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran})
+
+
+def _judge(plan, planned, results, problem):
+    case = planned.case
+    calls = [results.get(key) for key in planned.keys]
+    failed = next((r for r in calls if r is None or r.status != "ok"), None) if not problem else None
+    if problem or failed is not None:
+        status, output, code = _not_run(planned, failed, problem)
+    else:
+        parts = [r.parts for r in calls]
+        verdict, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
+        if verdict.passed:
+            return _result(planned, "passed", "", None)
+        status = "failed"
+        output = checks.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else "")
+    return _result(planned, status, output, code)
+
+
+def _verdict(planned, parts):
+    with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
+        verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected)
+    if verdict.passed:
+        return verdict, None
+    with _DIAGNOSIS_LOCK:
+        return verdict, mistakes.diagnose(planned.case, planned.calls, parts)
+
+
+def _result(planned, status, output, code):
+    case = planned.case
+    return TestResult(case.name, case.step.module, planned.points if status == "passed" else 0.0,
+                      planned.points, status, output, code, case.public)
+
+
+def _not_run(planned, result, problem):
+    """(status, output, diagnosis) of a case whose calls did not all come back with a result."""
+    case = planned.case
+    where = f"{case.step.module}.{case.function} — {case.concept}"
+    if problem:
+        return "error", f"{where}\n  the submission could not be read: {problem}", None
+    if result is None:
+        return "error", f"{where}\n  the grader got no result for this call", None
+    if result.status == "not_done":
+        return ("failed", f"{where}\n  step {case.step.number} ({case.step.module}.{case.function}) is {NOT_WRITTEN}: "
+                          f"replace the `raise NotImplementedError` with your code.\n  read: lesson {case.lesson}", None)
+    if result.status == "timeout":
+        return ("timeout", f"{where}\n  did not finish within {result.seconds:.1f} s and was stopped "
+                           f"(an endless loop, or work far larger than the inputs need?)\n  read: lesson {case.lesson}", None)
+    if result.status == "crashed":
+        return ("error", f"{where}\n  the process running your code died before returning "
+                         f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
+    if result.status == "load_error":
+        return "error", f"{where}\n  your file could not be loaded: {result.error}", None
+    with _DIAGNOSIS_LOCK:
+        code = mistakes.diagnose_exception(case, result.exc_type, result.error)
+    verdict = checks.Verdict(False, "exception", f"raised {result.exc_type}: {result.error}")
+    return "error", checks.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else ""), code

@@ -1,0 +1,90 @@
+"""What one grading run checks, built once and shared by every submission of the run.
+
+For each case of the catalogue (public and hidden): the arguments of its calls, the outputs they
+must give (the reference runs here, once), its points and the runner jobs that make its calls.
+Judging reuses all of it, and remembers verdicts by the bytes of the learner's results, so a
+result already seen (the reference's own, or a common mistake's) is judged once per run.
+"""
+import hashlib
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import cases as catalogue
+from .. import checks, manifest, reference, rubric
+from ..paths import CASES_DIR, DATA_DIR, SOLUTIONS_DIR
+from .sandbox import Job
+
+_MEMO_LIMIT = 50_000  # verdicts remembered per run; past that the memo starts again
+
+
+@dataclass(frozen=True)
+class PlannedCase:
+    case: catalogue.Case
+    calls: list  # keyword arguments of each call, built once (never handed to learner code itself)
+    expected: object  # checks.expected_outputs(case, calls), computed once
+    keys: tuple  # the job key of each call
+    points: float
+
+
+class Plan:
+    """The cases, their jobs and their points; `judge` memoises verdicts and diagnoses."""
+
+    def __init__(self, selected=None):
+        for step in manifest.steps():  # load them now: loading swaps sys.modules, unsafe once threads judge
+            reference.reference_module(step.module)
+        points = rubric.case_points()
+        self.step_points = rubric.step_points()
+        self.cases = []
+        jobs = []
+        for case in selected if selected is not None else catalogue.all_cases():
+            calls = case.build_calls()
+            keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
+            jobs += [Job(key, case.step.module, case.function, case.returns, kwargs)
+                     for key, kwargs in zip(keys, calls)]
+            self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls), keys,
+                                          points[case.name]))
+        self.jobs = tuple(jobs)
+        self.steps = [s.module for s in manifest.steps()]
+        self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}
+        self.fingerprint = _fingerprint()
+        self._memo = {}
+        self._lock = threading.Lock()
+
+    def remembered(self, planned, results, compute):
+        """compute() for these results of this case, or what it gave for identical results before."""
+        key = _results_key(planned.case.name, results)
+        if key is None:
+            return compute()
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]
+        value = compute()
+        with self._lock:
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = value
+        return value
+
+
+def _results_key(name, results):
+    digest = hashlib.blake2b(name.encode(), digest_size=20)
+    for parts in results:
+        for part, value in parts.items():
+            arr = np.asarray(value)
+            if arr.dtype.hasobject:
+                return None
+            digest.update(f"|{part}|{arr.dtype.str}|{arr.shape}|".encode())
+            digest.update(np.ascontiguousarray(arr).tobytes())
+    return digest.digest()
+
+
+def _fingerprint():
+    """A hash of everything a grade depends on besides the submission: cases, rubric, manifest, solutions."""
+    digest = hashlib.sha256()
+    files = [*sorted(CASES_DIR.glob("*.yaml")), DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml",
+             *sorted(SOLUTIONS_DIR.glob("*.py"))]
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]

@@ -1,0 +1,34 @@
+"""The terminal report: a submission's score, its steps, and what failed with the likely mistake."""
+import textwrap
+
+from .grade import NOT_WRITTEN
+
+_CAP = 2000  # characters of learner output shown
+
+
+def text(graded):
+    lines = [f"{graded.submission}: {graded.score:g} / {graded.max_score:g}"]
+    for module, (score, worth) in graded.steps.items():
+        mine = [t for t in graded.tests if t.step == module]
+        bad = [t for t in mine if t.status != "passed"]
+        mark = "ok" if not bad else f"{len(bad)} of {len(mine)} tests not passed"
+        lines.append(f"  {module:<18} {score:>7.6g} / {worth:<4g} {mark}")
+    for module in graded.steps:
+        bad = [t for t in graded.tests if t.step == module and t.status != "passed"]
+        if not bad:
+            continue
+        if all(NOT_WRITTEN in t.output for t in bad):
+            lines.append(f"  {module}: {NOT_WRITTEN} ({len(bad)} tests)")
+            continue
+        lines.append(f"  {module}:")
+        for k, t in enumerate(bad):
+            tag = "" if t.public else " [hidden]"
+            code = f" — {t.diagnosis}" if t.diagnosis else ""
+            lines.append(f"    {t.status:<7} {t.name}{tag}{code}")
+            if k == 0:  # the first failure of a step in full; the rest are usually the same story
+                lines.append(textwrap.indent(t.output, "      "))
+    for label, out in (("printed", graded.stdout), ("wrote to stderr", graded.stderr)):
+        if out:
+            lines.append(f"  the submission {label}:")
+            lines.append(textwrap.indent(out[:_CAP] + ("\n…" if len(out) > _CAP else ""), "    | "))
+    return "\n".join(lines)

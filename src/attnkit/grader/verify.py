@@ -1,0 +1,89 @@
+"""The grader's self-check: the reference scores 100, the stubs 0, every known mistake is caught and named.
+
+The solutions and the stubs go through the real sandbox. Each mistake of the catalogue is graded
+with its wrong functions standing in for the reference ones (in this process: they are the kit's
+own code), and must fail at least one test whose diagnosis is its own code. The public/hidden gap
+lists the mistakes that pass every public test and only hidden tests catch.
+"""
+from dataclasses import dataclass
+
+from .. import manifest, mistakes
+from ..paths import EXERCISES_DIR, SOLUTIONS_DIR
+from . import submission
+from .grade import grade
+from .runners import InProcessRunner, SandboxRunner
+
+
+@dataclass(frozen=True)
+class Check:
+    label: str
+    ok: bool
+    detail: str
+
+
+def mistake_overrides(code):
+    """{(step module, function): the mistaken callable} for every function `code` replaces."""
+    found = {}
+    for step in manifest.steps():
+        for fn in step.functions:
+            wrong = mistakes.mistaken_function(code, step.module, fn.name)
+            if wrong is not None:
+                found[(step.module, fn.name)] = wrong
+    return found
+
+
+def reference_checks(plan):
+    """The solutions score 100 and the stubs 0, both through the sandbox."""
+    checks = []
+    for folder, want in ((SOLUTIONS_DIR, plan_max(plan)), (EXERCISES_DIR, 0.0)):
+        sub = submission.read(str(folder))
+        graded = grade(plan, SandboxRunner(), sub.sources, sub.name, sub.problem)
+        bad = [t for t in graded.tests if (t.status == "passed") != (want > 0)]
+        detail = f"{graded.score:g} / {graded.max_score:g}"
+        if bad:
+            detail += f"; unexpected: {bad[0].name} {bad[0].status}: {bad[0].output.splitlines()[-1] if bad[0].output else ''}"
+        checks.append(Check(f"{folder.name}/ scores {want:g}", graded.score == want and not bad, detail))
+    return checks
+
+
+def plan_max(plan):
+    return float(sum(plan.step_points.values()))
+
+
+def mistake_checks(plan):
+    """(checks, gap): one check per catalogue code; gap = {code: hidden tests that alone catch it}."""
+    checks, gap = [], {}
+    for code in mistakes.catalogue():
+        overrides = mistake_overrides(code)
+        if not overrides:
+            checks.append(Check(code, False, "no wrong implementation in the catalogue"))
+            continue
+        graded = grade(plan, InProcessRunner(overrides), {}, code)
+        failed = [t for t in graded.tests if t.status != "passed"]
+        named = [t for t in failed if t.diagnosis == code]
+        others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
+        public = sum(t.public for t in failed)
+        detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, -{plan_max(plan) - graded.score:.4g} points"
+                  + (f"; other failures named {', '.join(others)}" if others else ""))
+        checks.append(Check(code, bool(named), detail if failed else "no test fails: not caught"))
+        if failed and not public:
+            gap[code] = [t.name for t in failed]
+    return checks, gap
+
+
+def report(plan):
+    """(text, ok) of the whole self-check."""
+    ref = reference_checks(plan)
+    found, gap = mistake_checks(plan)
+    lines = ["reference:"] + [_line(c) for c in ref]
+    lines += [f"known mistakes ({len(found)}), each must fail and be named:"] + [_line(c) for c in found]
+    lines.append("public/hidden gap (mistakes that pass every public test; only hidden tests catch them):")
+    lines += [f"  {code}: {', '.join(names)}" for code, names in gap.items()] or ["  none"]
+    failed = [c for c in ref + found if not c.ok]
+    lines.append(f"verify: {len(ref) + len(found) - len(failed)} of {len(ref) + len(found)} checks passed"
+                 + (f"; failed: {', '.join(c.label for c in failed)}" if failed else ""))
+    return "\n".join(lines), not failed
+
+
+def _line(check):
+    return f"  {'ok  ' if check.ok else 'FAIL'} {check.label:<24} {check.detail}"
