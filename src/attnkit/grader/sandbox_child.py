@@ -1,0 +1,420 @@
+"""The sandboxed side of the grader: a zygote that forks one clean child per step of a submission.
+
+Never imported. The grader runs `python -I -S -B -c <sandbox_wire.py + this file> CONFIG_JSON`,
+so the names of sandbox_wire (encode, read_message, plain_array, WireError) are globals here, and
+nothing of attnkit is importable (the barrier hides the kit's folders from this process).
+
+The zygote (with the barrier: PID 1 of its own PID and mount namespaces, still root) hides the
+kit's folders, imports numpy once, then serves the grader over the control socket (CONFIG["fd"]):
+  spawn  -> fork a submission child, send the grader its socket (SCM_RIGHTS) and {"pid"}
+  reset  -> kill every process the submission started, reap them
+  finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
+A submission child drops to an unprivileged uid under rlimits, with fds 1 and 2 on capture files
+and its protocol socket on fd 3, then answers the grader's "load" and "call" requests.
+"""
+import ctypes
+import io
+import json
+import linecache
+import os
+import resource
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+import traceback
+import types
+
+CONFIG = json.loads(sys.argv[1])
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
+PROTOCOL_FD = 3
+MAX_TEXT = 4000
+
+
+# ---------------------------------------------------------------- the barrier (zygote, as root)
+
+def _mount(source, target, fstype, flags, data=None):
+    enc = lambda s: None if s is None else s.encode()  # noqa: E731
+    if LIBC.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {target}: {os.strerror(err)}")
+
+
+def _blocking_ancestor(path):
+    """The highest folder above `path` that 'other' users cannot enter, or None."""
+    parts = path.strip("/").split("/")
+    for k in range(1, len(parts)):
+        folder = "/" + "/".join(parts[:k])
+        if not os.stat(folder).st_mode & 0o001:
+            return folder
+    return None
+
+
+def apply_barrier():
+    """Private /tmp and /dev/shm; CONFIG["hide"] behind empty read-only tmpfs; CONFIG["expose"]
+    (python, numpy) readable by the unprivileged uid, read-only. Returns a description."""
+    if os.getpid() != 1:
+        raise RuntimeError("the zygote is not PID 1 of its own PID namespace")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    for scratch in ("/tmp", "/dev/shm"):
+        _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
+    keep = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in CONFIG["expose"]}
+    covers = sorted({a for a in map(_blocking_ancestor, keep) if a}, key=len)
+    for folder in covers:
+        if not any(folder.startswith(c + "/") for c in covers):
+            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    for path, fd in keep.items():
+        real = os.fstat(fd)
+        try:
+            same = (lambda s: (s.st_dev, s.st_ino) == (real.st_dev, real.st_ino))(os.stat(path))
+        except OSError:
+            same = False
+        if not same:
+            os.makedirs(path, 0o755, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
+    hidden = []
+    for path in CONFIG["hide"]:
+        if os.path.isdir(path):
+            _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
+            if os.listdir(path):
+                raise RuntimeError(f"{path} is still visible after mounting over it")
+            hidden.append(path)
+    return (f"private mount namespace ({', '.join(hidden)} hidden behind empty read-only tmpfs"
+            + (f"; {', '.join(covers)} replaced by python's folder only" if covers else "")
+            + "; private /tmp and /dev/shm), private PID namespace, "
+            + f"submission code runs as uid {CONFIG['uid']} with no capabilities and no_new_privs")
+
+
+# ---------------------------------------------------------------- zygote
+
+class Zygote:
+    def __init__(self, ctl):
+        self.ctl = ctl
+        self.scratch = None  # per-submission folder: out, err, work/
+        self.children = set()
+
+    def recv_exact(self, n):
+        return _recv_exact(self.ctl, n)
+
+    def reply(self, header, arrays=()):
+        self.ctl.sendall(encode(header, arrays))
+
+    def serve(self):
+        while True:
+            try:
+                header, _ = read_message(self.recv_exact, 1 << 20, 0)
+            except EOFError:
+                self.reset()
+                return
+            op = header["op"]
+            if op == "spawn":
+                self.spawn(header["limits"])
+            elif op == "reset":
+                self.reply({"op": "reset", "ended": self.reset(header.get("grace", 0.0))})
+            elif op == "finish":
+                self.reply(*self.finish(header["output_bytes"]))
+
+    def _scratch(self):
+        if self.scratch is None:
+            self.scratch = tempfile.mkdtemp(prefix="sub-")
+            os.chmod(self.scratch, 0o711)
+            work = os.path.join(self.scratch, "work")
+            os.mkdir(work, 0o700)
+            if CONFIG["uid"] is not None:
+                os.chown(work, CONFIG["uid"], CONFIG["gid"])
+        return self.scratch
+
+    def spawn(self, limits):
+        scratch = self._scratch()
+        out, err = (os.open(os.path.join(scratch, name), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                    for name in ("out", "err"))
+        mine, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                mine.close()
+                become_submission(self.ctl, theirs, out, err, os.path.join(scratch, "work"), limits)
+            finally:
+                os._exit(70)
+        self.children.add(pid)
+        theirs.close()
+        os.close(out)
+        os.close(err)
+        socket.send_fds(self.ctl, [b"F"], [mine.fileno()])
+        mine.close()
+        self.reply({"op": "spawned", "pid": pid})
+
+    def reset(self, grace=0.0):
+        """Kill everything the submission started, however it detached itself, and reap it.
+
+        Returns how the submission children that had already ended by themselves (waiting up to
+        `grace` seconds for them) ended, e.g. "exit code 3" or "signal SIGSEGV".
+        """
+        ended, deadline = [], time.monotonic() + grace
+        for pid in sorted(self.children):
+            while True:
+                try:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if done:
+                    self.children.discard(pid)
+                    ended.append(_how_ended(status))
+                    break
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.001)
+        for _ in range(50):
+            if os.getpid() == 1:
+                _kill(-1)  # from PID 1 of the namespace: every other process in it
+            else:
+                for pid in list(self.children) + _orphans():
+                    _kill(-pid)
+                    _kill(pid)
+            _reap(self.children)
+            if os.getpid() == 1 or not (self.children or _orphans()):
+                break
+            time.sleep(0.002)
+        self.children.clear()
+        return "; ".join(ended)
+
+    def finish(self, output_bytes):
+        self.reset()
+        texts, totals = [], {}
+        for name in ("out", "err"):
+            path = os.path.join(self.scratch or "/nonexistent", name)
+            try:
+                with open(path, "rb") as f:
+                    totals[name] = os.fstat(f.fileno()).st_size
+                    texts.append((name, _bytes(f.read(output_bytes)), False))
+            except FileNotFoundError:
+                totals[name] = 0
+                texts.append((name, _bytes(b""), False))
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+        return {"op": "finished", "totals": totals}, texts
+
+
+def _bytes(data):
+    import numpy as np
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def _how_ended(status):
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            return f"signal {signal.Signals(sig).name}"
+        except ValueError:
+            return f"signal {sig}"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+def _kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _orphans():
+    """Processes reparented to this zygote (it is their subreaper) when their parent died."""
+    me, found = str(os.getpid()), []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _reap(children):
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG if os.getpid() != 1 else 0)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        children.discard(pid)
+
+
+def _recv_exact(sock, n):
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = sock.recv_into(view[got:], n - got)
+        if k == 0:
+            raise EOFError("the other side closed the socket")
+        got += k
+    return buf
+
+
+# ---------------------------------------------------------------- submission child
+
+def become_submission(ctl, sock, out, err, work, limits):
+    """In the forked child: isolate, drop privileges, then serve the grader on fd 3. Never returns."""
+    ctl.detach()  # its fd is closed below; the zygote keeps the socket
+    os.setsid()
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    os.dup2(sock.detach(), PROTOCOL_FD)
+    os.closerange(PROTOCOL_FD + 1, 1 << 16)
+    os.chdir(work)
+    mb = 1 << 20
+    for limit, value in ((resource.RLIMIT_AS, limits["memory_mb"] * mb), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_FSIZE, 32 * mb), (resource.RLIMIT_NPROC, 64),
+                         (resource.RLIMIT_NOFILE, 256), (resource.RLIMIT_CPU, limits["cpu_seconds"])):
+        resource.setrlimit(limit, (value, value))
+    if CONFIG["uid"] is not None:
+        os.setgroups([])
+        os.setresgid(CONFIG["gid"], CONFIG["gid"], CONFIG["gid"])
+        os.setresuid(CONFIG["uid"], CONFIG["uid"], CONFIG["uid"])
+    LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", write_through=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                  errors="backslashreplace", write_through=True)
+    sys.argv = [""]
+    Submission(socket.socket(fileno=PROTOCOL_FD)).serve()
+    os._exit(0)
+
+
+class Submission:
+    """One step of one submission: its reference dependencies, the learner's module, its calls."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.module = None
+        self.filename = ""
+
+    def serve(self):
+        while True:
+            try:
+                header, arrays = read_message(lambda n: _recv_exact(self.sock, n), 1 << 30, 1 << 34)
+            except EOFError:
+                return
+            op = header["op"]
+            reply = self.load(header) if op == "load" else self.call(header, arrays)
+            LIBC.fflush(None)  # C-level printf output reaches the capture file now, not at exit
+            self.sock.sendall(reply)
+
+    def load(self, header):
+        for name, source in header["deps"]:  # reference modules, in dependency order
+            _exec_module(name, source, f"<reference {name}>")
+        name, source, self.filename = header["module"], header["source"], header["filename"]
+        linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
+        try:
+            self.module = _exec_module(name, source, self.filename)
+        except SyntaxError as err:
+            return self._status("load_error", f"{self.filename} has a syntax error on line {err.lineno}: {err.msg}",
+                                "SyntaxError", header)
+        except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
+            return self._status("load_error", f"{self.filename} failed while being imported: "
+                                + self._describe(err), type(err).__name__, header)
+        return self._status("ok", "", "", header)
+
+    def call(self, header, arrays):
+        kwargs = dict(header["scalars"])
+        for name, (arr, scalar) in arrays.items():
+            kwargs[name] = arr[()] if scalar else arr
+        fn = getattr(self.module, header["function"], None)
+        if not callable(fn):
+            return self._status("error", f"{self.filename} has no function {header['function']}()",
+                                "AttributeError", header)
+        try:
+            result = fn(**kwargs)
+        except NotImplementedError as err:
+            return self._status("not_done", self._describe(err), "NotImplementedError", header)
+        except (MemoryError, KeyboardInterrupt, SystemExit) as err:
+            return self._status("crashed", self._describe(err), type(err).__name__, header)
+        except BaseException as err:  # noqa: BLE001
+            return self._status("error", self._describe(err), type(err).__name__, header)
+        try:
+            parts = _named_parts(header["returns"], result)
+            payload = [(name, plain_array(value), False) for name, value in parts.items()]
+        except (ValueError, TypeError, WireError) as err:
+            return self._status("error", f"{header['function']}() returned {err}", "", header)
+        size = sum(arr.nbytes for _, arr, _ in payload)
+        if size > header["max_bytes"]:
+            return self._status("error", f"{header['function']}() returned {size} bytes of arrays "
+                                f"(at most {header['max_bytes']})", "", header)
+        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": ""}, payload)
+
+    def _describe(self, err):
+        """Exception type and message, then the lines of the learner's file in its traceback."""
+        text = traceback.format_exception_only(type(err), err)[-1].strip()
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == self.filename]
+        for f in frames[-6:]:
+            text += f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
+        return text[:MAX_TEXT]
+
+    @staticmethod
+    def _status(status, error, exc_type, header):
+        return encode({"nonce": header["nonce"], "status": status, "error": error[:MAX_TEXT], "exc_type": exc_type})
+
+
+def _exec_module(name, source, filename):
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    code = compile(source, filename, "exec")
+    sys.modules[name] = module  # a dataclass in the module looks itself up here while being made
+    exec(code, module.__dict__)
+    return module
+
+
+def _named_parts(returns, result):
+    """Mirror of attnkit.cases.named_outputs; only arrays and plain numbers may come back."""
+    if len(returns) > 1 and not isinstance(result, (tuple, list)) and all(hasattr(result, n) for n in returns):
+        parts = {name: getattr(result, name) for name in returns}
+    elif len(returns) > 1:
+        if not isinstance(result, (tuple, list)):
+            raise ValueError(f"a single {type(result).__name__}; expected a tuple ({', '.join(returns)})")
+        if len(result) != len(returns):
+            raise ValueError(f"{len(result)} values; expected a tuple of {len(returns)} ({', '.join(returns)})")
+        parts = dict(zip(returns, result))
+    else:
+        parts = {returns[0]: result}
+    import numpy as np
+    for name, value in parts.items():
+        if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
+            raise TypeError(f"a {type(value).__name__} for {name}; expected a numpy array")
+    return parts
+
+
+# ---------------------------------------------------------------- start
+
+def main():
+    ctl = socket.socket(fileno=CONFIG["fd"])
+    try:
+        barrier = apply_barrier() if CONFIG["barrier"] else "none"
+        if os.getpid() != 1:
+            LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        import numpy  # noqa: F401 - imported once here, shared copy-on-write by every child
+        import dataclasses, math, numbers  # noqa: E401,F401 - what the steps import, preloaded
+    except BaseException as err:  # noqa: BLE001 - report why, then give up
+        ctl.sendall(encode({"op": "failed", "error": f"{type(err).__name__}: {err}"}))
+        return
+    ctl.sendall(encode({"op": "ready", "barrier": barrier}))
+    Zygote(ctl).serve()
+
+
+main()

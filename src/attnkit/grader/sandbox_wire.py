@@ -1,0 +1,104 @@
+"""The message format between the grader and its sandboxed child: JSON plus raw array bytes.
+
+A message is a 4-byte big-endian header length, the header (UTF-8 JSON object), then the raw bytes
+of the arrays that header["arrays"] lists ([{"name", "dtype", "shape", "scalar"}], C order, back to
+back). Nothing is ever pickled. `read_message` validates everything it is given (size caps, dtype
+allowlist, shapes), so garbage from the child becomes a WireError, never a crash or a huge
+allocation.
+
+This file is also run as source text inside the child, before sandbox_child.py: it may import only
+the standard library and numpy.
+"""
+import json
+import math
+import struct
+
+import numpy as np
+
+# numeric and bool dtypes, little-endian or byte-free: the only ones that cross the pipe
+ALLOWED_DTYPES = frozenset(["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8",
+                            "<f2", "<f4", "<f8", "<c8", "<c16"])
+MAX_NDIM = 32
+_LENGTH = struct.Struct(">I")
+
+
+class WireError(Exception):
+    """A message that breaks the format: garbage, wrong sizes, a forbidden dtype or shape."""
+
+
+def plain_array(value):
+    """`value` (ndarray or subclass, numpy scalar, Python number) as a C-contiguous base ndarray.
+
+    Raises WireError when its dtype is not numeric or bool (object, str, datetime, structured …).
+    """
+    arr = np.ascontiguousarray(np.asarray(value))  # asarray drops any ndarray subclass
+    if arr.dtype.str not in ALLOWED_DTYPES and arr.dtype.kind in "biufc" and arr.dtype.fields is None:
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    if arr.dtype.str not in ALLOWED_DTYPES:
+        raise WireError(f"dtype {arr.dtype} is not a numeric or boolean array dtype")
+    if arr.ndim > MAX_NDIM:
+        raise WireError(f"{arr.ndim} axes is more than {MAX_NDIM}")
+    return arr
+
+
+def encode(header, arrays=()):
+    """Bytes of one message: `header` (a JSON-able dict) plus `arrays`, a list of (name, value, scalar).
+
+    `scalar` marks a numpy scalar the receiver should turn back into one (arr[()]).
+    """
+    specs, chunks = [], []
+    for name, value, scalar in arrays:
+        arr = plain_array(value)
+        specs.append({"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape), "scalar": bool(scalar)})
+        chunks.append(arr.tobytes())
+    head = json.dumps({**header, "arrays": specs}).encode("utf-8")
+    return b"".join([_LENGTH.pack(len(head)), head, *chunks])
+
+
+def _array_specs(header, max_payload):
+    specs = header.get("arrays", [])
+    if not isinstance(specs, list):
+        raise WireError("header 'arrays' is not a list")
+    total, seen, checked = 0, set(), []
+    for spec in specs:
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or spec["name"] in seen:
+            raise WireError("an array entry has no name, or a name used twice")
+        dtype, shape = spec.get("dtype"), spec.get("shape")
+        if dtype not in ALLOWED_DTYPES:
+            raise WireError(f"array {spec['name']!r} has a forbidden dtype {dtype!r}")
+        if (not isinstance(shape, list) or len(shape) > MAX_NDIM
+                or not all(type(d) is int and d >= 0 for d in shape)):
+            raise WireError(f"array {spec['name']!r} has a malformed shape {shape!r}")
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        total += nbytes
+        if total > max_payload:
+            raise WireError(f"arrays of more than {max_payload} bytes")
+        seen.add(spec["name"])
+        checked.append((spec["name"], np.dtype(dtype), tuple(shape), nbytes, spec.get("scalar") is True))
+    return checked
+
+
+def read_message(recv_exact, max_header, max_payload):
+    """Read one message with `recv_exact(n) -> bytes-like of length n`; return (header, arrays).
+
+    `arrays` maps name -> (writable ndarray, scalar flag). Raises WireError on anything malformed
+    and lets recv_exact's own errors (EOF, timeout) through.
+    """
+    (length,) = _LENGTH.unpack(bytes(recv_exact(_LENGTH.size)))
+    if length > max_header:
+        raise WireError(f"a header of {length} bytes (at most {max_header})")
+    try:
+        header = json.loads(bytes(recv_exact(length)).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        raise WireError(f"the header is not JSON: {err}") from None
+    if not isinstance(header, dict):
+        raise WireError("the header is not a JSON object")
+    specs = _array_specs(header, max_payload)
+    total = sum(s[3] for s in specs)
+    payload = bytearray(recv_exact(total)) if total else bytearray()
+    arrays, offset = {}, 0
+    for name, dtype, shape, nbytes, scalar in specs:
+        count = nbytes // dtype.itemsize
+        arrays[name] = (np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(shape), scalar)
+        offset += nbytes
+    return header, arrays
