@@ -35,11 +35,14 @@ def describe_inputs(kwargs):
     """One line per argument: its shape and dtype, and its value when it is small."""
     lines = []
     for name, value in kwargs.items():
+        if name.startswith("*"):  # positional arguments, e.g. combine_visible(*visibles)
+            lines += describe_inputs({f"{name[1:]}[{k}]": v for k, v in enumerate(value)})
+            continue
         arr = np.asarray(value)
         if arr.ndim == 0:
             lines.append(f"{name} = {value!r}")
         elif arr.size <= 16:
-            lines.append(f"{name} = {show(arr)}".replace("\n", " "))
+            lines.append(f"{name} = {show(arr, indent=0)}".replace("\n", " "))
         else:
             lines.append(f"{name}: shape {arr.shape}, {arr.dtype}")
     return lines

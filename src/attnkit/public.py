@@ -30,6 +30,15 @@ def learner_folder(config, test_path):
     return SOLUTIONS_DIR if config.getoption(SOLUTIONS_OPTION) else Path(test_path).resolve().parent
 
 
+def _hide_kit_frame(excinfo):
+    """pytest `__tracebackhide__` rule: hide the kit's frames around the learner's exceptions.
+
+    A pytest.fail message (our teaching message) keeps them, or pytest adds a note that every
+    traceback entry is hidden.
+    """
+    return not isinstance(excinfo.value, pytest.fail.Exception)
+
+
 def _diagnosis(case, calls, results):
     from . import mistakes  # the catalogue of known mistakes, loaded only when something failed
 
@@ -39,7 +48,7 @@ def _diagnosis(case, calls, results):
 
 def check_case(case, folder):
     """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong."""
-    __tracebackhide__ = True
+    __tracebackhide__ = _hide_kit_frame
     try:
         module = _module(case.step.module, Path(folder))
     except StepLoadError as err:
@@ -73,7 +82,7 @@ def case_test(step_module, function):
 
     @pytest.mark.parametrize("case", cases_for(step_module, "public", function), ids=str)
     def test(case, request):
-        __tracebackhide__ = True
+        __tracebackhide__ = _hide_kit_frame
         check_case(case, learner_folder(request.config, request.path))
 
     test.__name__ = f"test_{function}"
