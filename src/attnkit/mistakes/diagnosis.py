@@ -1,0 +1,157 @@
+"""Name the known mistake behind a failing test.
+
+For each case, once per process, every mistake that can affect the case's function is run on the
+case's calls (in the judging process: it is our code, not the learner's). A mistake whose outputs
+equal the reference's cannot be told apart on this case and is dropped; one that raises is kept
+for `diagnose_exception`. After that, a diagnosis is a few array comparisons, most of them stopped
+by one number: the learner's value at the first cell where the mistake departs from the reference.
+"""
+import copy
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cases import invoke, named_outputs
+from ..checks import compare
+from ..reference import reference_function
+from .catalogue import catalogue
+from .worlds import variants
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    outputs: tuple  # one {part: value} per call; () when a call raised
+    error: tuple  # (exception type name, message) of the first call that raised, or ()
+
+
+@dataclass(frozen=True)
+class _Explanation:
+    code: str
+    outputs: tuple  # the mistake's {part: value} per call
+    probe: tuple  # (call, part, flat index) of the first cell where it departs from the reference
+
+
+@dataclass(frozen=True)
+class _Table:
+    explains: tuple  # of _Explanation, in diagnosis order
+    raises: tuple  # of (code, (type name, message)), in diagnosis order
+
+
+_TABLES = {}
+
+
+def _run(function, case, calls):
+    outputs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kwargs in calls:
+            try:
+                outputs.append(named_outputs(case.returns, invoke(function, copy.deepcopy(kwargs))))
+            except Exception as err:  # noqa: BLE001 — any error a mistake makes is a fact to match
+                return _Outcome((), (type(err).__name__, str(err)))
+    return _Outcome(tuple(outputs), ())
+
+
+def _first_departure(case, outputs, reference):
+    """(call, part, flat index) of the first cell where `outputs` leave `reference`, or None."""
+    for k, (out, ref) in enumerate(zip(outputs, reference)):
+        for part in ref:
+            if compare(ref[part], out[part], case.tolerance, part).passed:
+                continue
+            want, got = np.asarray(ref[part]), np.asarray(out[part])
+            if want.shape != got.shape or want.dtype == bool or got.dtype == bool:
+                return k, part, 0 if want.shape != got.shape else int(np.flatnonzero(want != got)[0])
+            close = np.isclose(got, want, atol=case.tolerance["atol"], rtol=case.tolerance["rtol"], equal_nan=True)
+            return k, part, int(np.flatnonzero(~close)[0]) if not close.all() else 0
+    return None
+
+
+def _build(case, calls):
+    reference = _run(reference_function(case.step.module, case.function), case, calls)
+    explains, raises = [], []
+    for code in catalogue():
+        for function in variants(code, case.step.module, case.function):
+            outcome = _run(function, case, calls)
+            if outcome.error:
+                if outcome.error != reference.error:
+                    raises.append((code, outcome.error))
+            elif reference.outputs and (probe := _first_departure(case, outcome.outputs, reference.outputs)):
+                explains.append(_Explanation(code, outcome.outputs, probe))
+    return _Table(tuple(explains), tuple(raises))
+
+
+def _table(case, calls=None):
+    # Calls are built from the case's specs deterministically, so the specs (not arrays) are the key.
+    key = (case.name, case.step.module, case.function, repr(case.calls), repr(case.tolerance))
+    if key not in _TABLES:
+        with np.errstate(all="ignore"):
+            _TABLES[key] = _build(case, case.build_calls() if calls is None else calls)
+    return _TABLES[key]
+
+
+def _close(want, got, tolerance):
+    """One cell, as np.isclose(equal_nan=True) would judge it."""
+    want, got = complex(want).real, complex(got).real  # bools, ints and floats alike
+    if math.isnan(want) or math.isnan(got) or math.isinf(want) or math.isinf(got):
+        return want == got or (math.isnan(want) and math.isnan(got))
+    return abs(got - want) <= tolerance["atol"] + tolerance["rtol"] * abs(want)
+
+
+def _roughly_equal(want, got, tolerance):
+    """False only where checks.compare would say no too; compare builds messages, this does not."""
+    want, got = np.asarray(want), np.asarray(got)
+    if want.shape != got.shape:
+        return False
+    if want.dtype == bool or got.dtype == bool:
+        return np.array_equal(want, got)
+    try:
+        return bool(np.isclose(got, want, atol=tolerance["atol"], rtol=tolerance["rtol"], equal_nan=True).all())
+    except TypeError:  # not numbers
+        return False
+
+
+def _matches(case, explanation, results):
+    """Whether the learner's results are the mistake's: one cell first, then everything."""
+    call, part, index = explanation.probe
+    want = np.asarray(explanation.outputs[call][part])
+    got = results[call].get(part)
+    if not isinstance(got, (np.ndarray, np.generic, bool, int, float)) or np.shape(got) != want.shape:
+        return False
+    if want.size and not _close(want.flat[index], np.asarray(got).flat[index], case.tolerance):
+        return False
+    pairs = [(out[part], got.get(part)) for out, got in zip(explanation.outputs, results) for part in out]
+    return (all(isinstance(g, (np.ndarray, np.generic, bool, int, float)) and _roughly_equal(w, g, case.tolerance)
+                for w, g in pairs)
+            and all(compare(w, g, case.tolerance, "").passed for w, g in pairs))
+
+
+def diagnose(case, calls, results):
+    """The code of the known mistake whose outputs on `calls` match the learner's `results`, or None.
+
+    `calls` are the case's calls (`case.build_calls()`); `results` one {part name: value} per call,
+    as `checks.evaluate` takes them. Only mistakes that change the reference's outputs on these
+    calls are considered, every part of every call must match, and the first match in catalogue
+    order wins.
+    """
+    if len(results) != len(calls):
+        return None
+    with np.errstate(all="ignore"):
+        for explanation in _table(case, calls).explains:
+            if _matches(case, explanation, results):
+                return explanation.code
+    return None
+
+
+def diagnose_exception(case, exc_type, message):
+    """The code of the known mistake that raises this error on the case's calls, or None.
+
+    `exc_type` is the exception class or its name; `message` its text (str(exception)); the
+    message may carry more around it (a traceback line), as long as the mistake's text is in it.
+    """
+    name = exc_type if isinstance(exc_type, str) else exc_type.__name__
+    for code, (error_type, error_message) in _table(case).raises:
+        if error_type == name and error_message and error_message in str(message):
+            return code
+    return None

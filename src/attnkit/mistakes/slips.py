@@ -1,0 +1,231 @@
+"""The known mistakes as small wrong implementations, written the way a learner would write them.
+
+A `Slip` stands in for one reference function. It first runs the reference on the same arguments:
+the learner's copy keeps the provided input checks, so bad inputs fail there with the same message
+before the wrong line is reached. Then it runs the wrong line. `SLIPS` maps each code to its slips;
+several slips for one code are alternative ways to make the same mistake (`Z @ W.T`, `W @ Z`, …),
+each judged on its own.
+"""
+import dataclasses
+import math
+from dataclasses import dataclass
+from functools import reduce
+from typing import Callable
+
+import numpy as np
+
+from ..reference import reference_function as ref
+
+
+@dataclass(frozen=True)
+class Slip:
+    module: str  # the step module whose function it replaces
+    function: str
+    impl: Callable  # same signature as the reference function
+
+
+def slip(module, function):
+    """Decorator: make `body` a Slip replacing `module.function` (reference checks run first)."""
+    def make(body):
+        def wrong(*args, **kwargs):
+            ref(module, function)(*args, **kwargs)
+            with np.errstate(all="ignore"):  # the learner's overflow/NaN warnings are not ours to show
+                return body(*args, **kwargs)
+        wrong.__name__, wrong.__qualname__, wrong.__doc__ = function, function, body.__doc__
+        return Slip(module, function, wrong)
+    return make
+
+
+def _floats(x):
+    """`x` as the provided float_array check hands it on: float32/float64 kept, the rest float64."""
+    arr = np.asarray(x)
+    return arr if arr.dtype in (np.float32, np.float64) else arr.astype(np.float64)
+
+
+# step 1 — projections ---------------------------------------------------------------------------
+
+def _projection(product):
+    @slip("step1_projection", "project")
+    def project(Z, W, b):
+        """Z Wᵀ (or W Z) in place of Z W."""
+        return product(_floats(Z), _floats(W)) + _floats(b)
+    return project
+
+
+@slip("step1_projection", "project_qkv")
+def _qkv_transposed_weights(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
+    """project(Z, W.T, b) for each of Q, K, V."""
+    project = ref("step1_projection", "project")
+    return tuple(project(Z, _floats(W).T, b) for W, b in ((W_Q, b_Q), (W_K, b_K), (W_V, b_V)))
+
+
+@slip("step1_projection", "project")
+def _project_without_bias(Z, W, b):
+    """Z W, the bias left out."""
+    return ref("step1_projection", "project")(Z, W, np.zeros_like(_floats(b)))
+
+
+# step 2 — scores ------------------------------------------------------------------------------
+
+def _scores(product):
+    @slip("step2_scores", "raw_scores")
+    def raw_scores(Q, K):
+        return product(_floats(Q), _floats(K))
+    return raw_scores
+
+
+def _scale(width):
+    @slip("step2_scores", "scale_scores")
+    def scale_scores(kq, d_h):
+        return ref("step2_scores", "scale_scores")(kq, width(d_h))  # kq / sqrt(width(d_h))
+    return scale_scores
+
+
+# step 3 — masks -------------------------------------------------------------------------------
+
+def _causal(rule):
+    """causal_visible built from `rule(i, j, past)` instead of j <= past + i."""
+    @slip("step3_masks", "causal_visible")
+    def causal_visible(n_query, n_key=None):
+        n_key = n_query if n_key is None else n_key
+        return rule(np.arange(n_query)[:, None], np.arange(n_key)[None, :], n_key - n_query)
+    return causal_visible
+
+
+@slip("step3_masks", "combine_visible")
+def _combine_with_or(*visibles):
+    """visible where any table allows it."""
+    return reduce(np.logical_or, [np.asarray(v) for v in visibles])
+
+
+@slip("step3_masks", "additive_mask")
+def _additive_mask_inverted(visible, dtype=np.float64):
+    """-inf where visible, 0 where hidden."""
+    return ref("step3_masks", "additive_mask")(~np.asarray(visible), dtype)
+
+
+@slip("step3_masks", "additive_mask")
+def _additive_mask_zero_one(visible, dtype=np.float64):
+    """1 where visible, 0 where hidden: a multiplicative mask added to the scores."""
+    return np.asarray(visible).astype(dtype)
+
+
+def _swapped(function, reference_function):
+    """`function` answering what `reference_function` answers (the two torch polarities)."""
+    @slip("step3_masks", function)
+    def adapter(visible):
+        return ref("step3_masks", reference_function)(visible)
+    return adapter
+
+
+@slip("step3_masks", "padding_visible")
+def _padding_backwards(attention_mask, n_query):
+    """keys with 0 treated as the real tokens."""
+    return ref("step3_masks", "padding_visible")(~np.asarray(attention_mask).astype(bool), n_query)
+
+
+@slip("step3_masks", "to_torch_key_padding_mask")
+def _key_padding_as_is(attention_mask):
+    """the 1/0 vector passed on as is: True on the real tokens."""
+    return ~ref("step3_masks", "to_torch_key_padding_mask")(attention_mask)
+
+
+# step 4 — softmax -----------------------------------------------------------------------------
+
+def _softmax_along(axis):
+    @slip("step4_softmax", "softmax")
+    def softmax(S):
+        """normalised along `axis` instead of the last one."""
+        moved = np.moveaxis(_floats(S), axis, -1)
+        return np.moveaxis(ref("step4_softmax", "softmax")(moved), -1, axis)
+    return softmax
+
+
+def _softmax_shifted_by(shift):
+    @slip("step4_softmax", "softmax")
+    def softmax(S):
+        E = np.exp(_floats(S) - shift(_floats(S)))
+        return E / E.sum(axis=-1, keepdims=True)
+    return softmax
+
+
+# step 5 — values ------------------------------------------------------------------------------
+
+@slip("step5_values", "weighted_sum")
+def _weights_transposed(P, V):
+    """Pᵀ V."""
+    return np.swapaxes(_floats(P), -1, -2) @ _floats(V)
+
+
+# step 6 — the head ----------------------------------------------------------------------------
+
+def _unmasked_scores(Q, K, visible):
+    """(kq / sqrt(D_h), the visibility table) as the reference attention builds them."""
+    Q, K = _floats(Q), _floats(K)
+    table = ref("step3_masks", "causal_visible")(Q.shape[-2], K.shape[-2]) if visible is None else np.asarray(visible)
+    return ref("step2_scores", "scale_scores")(ref("step2_scores", "raw_scores")(Q, K), Q.shape[-1]), table
+
+
+def _head(weights):
+    """attention with P = weights(unmasked scaled scores, table) and O = P V."""
+    @slip("step6_head", "attention")
+    def attention(Q, K, V, visible=None):
+        P = weights(*_unmasked_scores(Q, K, visible))
+        return ref("step5_values", "weighted_sum")(P, V), P
+    return attention
+
+
+@slip("step6_head", "attention")
+def _weights_on_keys(Q, K, V, visible=None):
+    """O = P K."""
+    return ref("step6_head", "attention")(Q, K, K, visible)
+
+
+@slip("step6_head", "attention_head")
+def _scaled_by_model_width(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
+    """S = kq / sqrt(D) with D = Z's width (768), not D_h (64)."""
+    trace = ref("step6_head", "attention_head")(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible)
+    ratio = math.sqrt(trace.Q.shape[-1] / _floats(Z).shape[-1])  # (Q ratio) Kᵀ / sqrt(D_h) = kq / sqrt(D)
+    O, P = ref("step6_head", "attention")(trace.Q * ratio, trace.K, trace.V, visible)
+    return dataclasses.replace(trace, kq_soft_max=P, kqv=O)
+
+
+@slip("step6_head", "attention_head")
+def _kq_scaled(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
+    """the trace's kq holds kq / sqrt(D_h) instead of the raw Q Kᵀ."""
+    trace = ref("step6_head", "attention_head")(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible)
+    return dataclasses.replace(trace, kq=ref("step2_scores", "scale_scores")(trace.kq, trace.Q.shape[-1]))
+
+
+def _softmax_of(S):
+    return ref("step4_softmax", "softmax")(S)
+
+
+SLIPS = {
+    "projection_transposed": (_projection(lambda Z, W: Z @ W.T), _projection(lambda Z, W: W @ Z),
+                              _projection(lambda Z, W: np.dot(Z, W.T)), _qkv_transposed_weights),
+    "bias_missing": (_project_without_bias,),
+    "keys_not_transposed": (_scores(lambda Q, K: Q @ K),),
+    "scores_transposed": (_scores(lambda Q, K: K @ np.swapaxes(Q, -1, -2)),),
+    "batch_transpose": (_scores(lambda Q, K: Q @ K.T),),
+    "scale_missing": (_scale(lambda d_h: 1),),
+    "scale_by_d": (_scale(lambda d_h: d_h * d_h),),
+    "scale_by_model_dim": (_scaled_by_model_width,),
+    "kq_scaled": (_kq_scaled,),
+    "mask_top_left": (_causal(lambda i, j, past: j <= i),),
+    "mask_off_by_one": (_causal(lambda i, j, past: j <= past + i + 1),),
+    "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i),),
+    "mask_inverted": (_causal(lambda i, j, past: j > past + i), _causal(lambda i, j, past: j >= past + i),
+                      _additive_mask_inverted),
+    "mask_combined_with_or": (_combine_with_or,),
+    "mask_zero_fill": (_additive_mask_zero_one, _head(lambda S, table: _softmax_of(np.where(table, S, 0)))),
+    "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
+    "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
+    "torch_sdpa_polarity": (_swapped("to_torch_sdpa_mask", "to_torch_mha_mask"),),
+    "hf_padding_polarity": (_padding_backwards, _key_padding_as_is),
+    "fully_masked_nan": (_softmax_shifted_by(lambda S: S.max(axis=-1, keepdims=True)),),
+    "softmax_unstable": (_softmax_shifted_by(lambda S: 0),),
+    "softmax_wrong_axis": (_softmax_along(-2), _softmax_along(0)),
+    "weights_transposed": (_weights_transposed,),
+    "weights_on_keys": (_weights_on_keys,),
+}

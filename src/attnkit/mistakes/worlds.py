@@ -1,0 +1,65 @@
+"""Mistaken copies of the reference steps.
+
+For one slip, the slip's step module is loaded afresh from solutions/ with the wrong function put
+in its namespace, and every later step that imports it is loaded again on top of it (the loader
+binds plain module names), so a slip in step 2 also shows in step 6's composed head, as it does
+for a learner who writes attention() inline.
+"""
+from functools import lru_cache
+
+from .. import manifest
+from ..loader import load_step
+from ..paths import SOLUTIONS_DIR
+from .catalogue import catalogue
+from .slips import SLIPS
+
+
+@lru_cache(maxsize=None)
+def _world(slip):
+    """{step module: module object} for the steps the slip changes."""
+    cache, changed = {}, {}
+    for step in manifest.steps():
+        if step.module != slip.module and not changed.keys() & set(step.depends_on):
+            continue
+        module = load_step(step.module, SOLUTIONS_DIR, SOLUTIONS_DIR, cache)
+        if step.module == slip.module:
+            setattr(module, slip.function, slip.impl)
+        cache[(step.module, SOLUTIONS_DIR)] = changed[step.module] = module
+    return changed
+
+
+def _calls_any(function, hit):
+    """Whether `function` is in `hit` or names one of them among its globals."""
+    if id(function) in hit:
+        return True
+    names = getattr(getattr(function, "__code__", None), "co_names", ())
+    return any(id(function.__globals__.get(name)) in hit for name in names)
+
+
+@lru_cache(maxsize=None)
+def _affected(slip):
+    """{(module, function): mistaken callable} for every step function the slip changes."""
+    world, hit, found = _world(slip), {id(slip.impl)}, {}
+    grew = True
+    while grew:  # a caller may come before its callee in the manifest
+        grew = False
+        for module, obj in world.items():
+            for fn in manifest.step(module).functions:
+                function = getattr(obj, fn.name)
+                if (module, fn.name) not in found and _calls_any(function, hit):
+                    found[(module, fn.name)] = function
+                    hit.add(id(function))
+                    grew = True
+    return found
+
+
+def variants(code, module, function):
+    """Every way mistake `code` changes `module.function` (empty when it cannot affect it)."""
+    catalogue()[code]  # KeyError for an unknown code
+    return [_affected(s)[(module, function)] for s in SLIPS[code] if (module, function) in _affected(s)]
+
+
+def mistaken_function(code, module, function):
+    """The reference `module.function` as it behaves with mistake `code`, or None if unaffected."""
+    found = variants(code, module, function)
+    return found[0] if found else None
