@@ -70,6 +70,7 @@ def _project_without_bias(Z, W, b):
 def _scores(product):
     @slip("step2_scores", "raw_scores")
     def raw_scores(Q, K):
+        """a product other than Q @ swapaxes(K, -1, -2)."""
         return product(_floats(Q), _floats(K))
     return raw_scores
 
@@ -144,6 +145,7 @@ def _softmax_along(axis):
 def _softmax_shifted_by(shift):
     @slip("step4_softmax", "softmax")
     def softmax(S):
+        """exp(S - shift) over the row sum, with no case for a row that is all -inf."""
         E = np.exp(_floats(S) - shift(_floats(S)))
         return E / E.sum(axis=-1, keepdims=True)
     return softmax
@@ -164,6 +166,11 @@ def _unmasked_scores(Q, K, visible):
     Q, K = _floats(Q), _floats(K)
     table = ref("step3_masks", "causal_visible")(Q.shape[-2], K.shape[-2]) if visible is None else np.asarray(visible)
     return ref("step2_scores", "scale_scores")(ref("step2_scores", "raw_scores")(Q, K), Q.shape[-1]), table
+
+
+def _softmax_of(S):
+    """The reference softmax (a slip inside step 6 uses the right earlier steps)."""
+    return ref("step4_softmax", "softmax")(S)
 
 
 def _head(weights):
@@ -195,10 +202,6 @@ def _kq_scaled(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
     """the trace's kq holds kq / sqrt(D_h) instead of the raw Q Kᵀ."""
     trace = ref("step6_head", "attention_head")(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible)
     return dataclasses.replace(trace, kq=ref("step2_scores", "scale_scores")(trace.kq, trace.Q.shape[-1]))
-
-
-def _softmax_of(S):
-    return ref("step4_softmax", "softmax")(S)
 
 
 SLIPS = {
