@@ -43,6 +43,7 @@ def run(args):
     from .grader.plan import Plan
     from .grader.runners import SandboxRunner
     from .grader.sandbox import barrier_description
+    from .grader.sandbox_zygote import ZygoteError
 
     plan = Plan()
     path = journal_path(args)
@@ -70,9 +71,14 @@ def run(args):
         if progress:
             progress.step()
 
-    if not args.json:
-        print(f"isolation: {barrier_description()}\n{POINTS_SPLIT}\n")
-    _, unreadable = batch.run(args.paths, plan, SandboxRunner(), args.jobs, journal, args.force, on_graded)
+    try:
+        if not args.json:
+            print(f"isolation: {barrier_description()}\n{POINTS_SPLIT}\n")
+        _, unreadable = batch.run(args.paths, plan, SandboxRunner(), args.jobs, journal, args.force, on_graded)
+    except ZygoteError as err:
+        write_csv(final=True)
+        print(f"attnkit grade: the sandbox could not run, nothing more was graded: {err}", file=sys.stderr)
+        return 3
     write_csv(final=True)
     for name, why in unreadable.items():
         print(f"attnkit grade: not graded: {why}", file=sys.stderr)

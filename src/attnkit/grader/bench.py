@@ -15,36 +15,42 @@ from . import batch
 from .plan import Plan
 from .runners import SandboxRunner
 
-# (file, text in the solution, replacement): one learner's slip each
+# (file, text in the solution, replacement, the diagnosis it should get): one learner's slip each
 EDITS = (
-    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq"),
-    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq / d_h"),
-    ("step1_projection.py", "return Z @ W + b", "return Z @ W"),
-    ("step3_masks.py", "return j <= past + i", "return j < past + i"),
-    ("step3_masks.py", "combined = combined & table", "combined = combined | table"),
-    ("step3_masks.py", "return ~visible  # True = blocked", "return visible.copy()"),
-    ("step4_softmax.py", "E = np.exp(S - row_max)", "E = np.exp(S)"),
-    ("step5_values.py", "return P @ V", "return P @ V * 1.01"),
-    ("step6_head.py", "S = scale_scores(kq, D_h) + M", "S = kq + M"),
+    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq", "scale_missing"),
+    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq / d_h", "scale_by_d"),
+    ("step1_projection.py", "return Z @ W + b", "return Z @ W", "bias_missing"),
+    ("step3_masks.py", "return j <= past + i", "return j < past + i", "mask_diagonal_excluded"),
+    ("step3_masks.py", "combined = combined & table", "combined = combined | table", "mask_combined_with_or"),
+    ("step3_masks.py", "return ~visible  # True = blocked", "return visible.copy()", "torch_mha_polarity"),
+    ("step4_softmax.py", "E = np.exp(S - row_max)", "E = np.exp(S)", "softmax_unstable"),
+    ("step5_values.py", "return P @ V", "return P @ V * 1.01", None),  # no known mistake: numbers only
+    ("step6_head.py", "S = scale_scores(kq, D_h) + M", "S = kq + M", "scale_missing"),
 )
 HANG = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)",
         "while True:\n        pass\n    row_max = S.max(axis=-1, keepdims=True)")
 
 
+def copy_solutions(target, edit=None):
+    """Copy solutions/ to `target`, with one (file, old text, new text, …) edit applied; return its path."""
+    shutil.copytree(SOLUTIONS_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
+    if edit:
+        file, old, new = edit[:3]
+        path = Path(target) / file
+        text = path.read_text(encoding="utf-8")
+        if old not in text:
+            raise ValueError(f"solutions/{file} no longer holds {old!r}")
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return str(target)
+
+
 def make_class(folder, n_correct, n_buggy, n_hanging):
     """Write the submissions under `folder`; return {"correct"|"buggy"|"hanging": [paths]}."""
+    order = [("correct", None)] * n_correct + [("buggy", EDITS[k % len(EDITS)]) for k in range(n_buggy)]
+    order += [("hanging", HANG)] * n_hanging
     kinds = {"correct": [], "buggy": [], "hanging": []}
-    edits = [e for e in EDITS if e[1] in (SOLUTIONS_DIR / e[0]).read_text(encoding="utf-8")]
-    plan = [("correct", None)] * n_correct + [("buggy", edits[k % len(edits)]) for k in range(n_buggy)]
-    plan += [("hanging", HANG)] * n_hanging
-    for k, (kind, edit) in enumerate(plan):
-        target = Path(folder) / f"{kind}{k:04d}"
-        shutil.copytree(SOLUTIONS_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
-        if edit:
-            file, old, new = edit
-            path = target / file
-            path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
-        kinds[kind].append(str(target))
+    for k, (kind, edit) in enumerate(order):
+        kinds[kind].append(copy_solutions(Path(folder) / f"{kind}{k:04d}", edit))
     return kinds
 
 

@@ -82,7 +82,8 @@ def grade(plan, runner, sources, name, problem=""):
         results, stdout, stderr = run.results, run.stdout, run.stderr
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
-    tests = [_judge(plan, planned, results, problem) for planned in plan.cases]
+    missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
+    tests = [_judge(plan, planned, results, problem, planned.case.step.module in missing) for planned in plan.cases]
     steps = {}
     for module in plan.steps:
         mine = [(t, p) for t, p in zip(tests, plan.cases) if t.step == module]
@@ -95,11 +96,13 @@ def grade(plan, runner, sources, name, problem=""):
                   {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran})
 
 
-def _judge(plan, planned, results, problem):
+def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
     failed = next((r for r in calls if r is None or r.status != "ok"), None) if not problem else None
-    if problem or failed is not None:
+    if missing:  # SPEC: a missing file counts as not done
+        status, output, code = "failed", _not_written(case, f"{case.step.filename} is missing"), None
+    elif problem or failed is not None:
         status, output, code = _not_run(planned, failed, problem)
     else:
         parts = [r.parts for r in calls]
@@ -135,11 +138,10 @@ def _not_run(planned, result, problem):
     if result is None:
         return "error", f"{where}\n  the grader got no result for this call", None
     if result.status == "not_done":
-        return ("failed", f"{where}\n  step {case.step.number} ({case.step.module}.{case.function}) is {NOT_WRITTEN}: "
-                          f"replace the `raise NotImplementedError` with your code.\n  read: lesson {case.lesson}", None)
+        return "failed", _not_written(case, "replace the `raise NotImplementedError` with your code"), None
     if result.status == "timeout":
-        return ("timeout", f"{where}\n  did not finish within {result.seconds:.1f} s and was stopped "
-                           f"(an endless loop, or work far larger than the inputs need?)\n  read: lesson {case.lesson}", None)
+        return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
+                           f"inputs need?)\n  read: lesson {case.lesson}", None)
     if result.status == "crashed":
         return ("error", f"{where}\n  the process running your code died before returning "
                          f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
@@ -147,5 +149,10 @@ def _not_run(planned, result, problem):
         return "error", f"{where}\n  your file could not be loaded: {result.error}", None
     with _DIAGNOSIS_LOCK:
         code = mistakes.diagnose_exception(case, result.exc_type, result.error)
-    verdict = checks.Verdict(False, "exception", f"raised {result.exc_type}: {result.error}")
+    verdict = checks.Verdict(False, "exception", f"raised {result.error}" if result.exc_type else result.error)
     return "error", checks.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
+
+
+def _not_written(case, what):
+    return (f"{case.step.module}.{case.function} — {case.concept}\n  step {case.step.number} "
+            f"({case.step.module}.{case.function}) is {NOT_WRITTEN}: {what}.\n  read: lesson {case.lesson}")

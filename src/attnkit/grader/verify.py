@@ -53,12 +53,13 @@ def plan_max(plan):
 def mistake_checks(plan):
     """(checks, gap): one check per catalogue code; gap = {code: hidden tests that alone catch it}."""
     checks, gap = [], {}
+    files = submission.read(str(SOLUTIONS_DIR)).sources  # every file present: only the overrides differ
     for code in mistakes.catalogue():
         overrides = mistake_overrides(code)
         if not overrides:
             checks.append(Check(code, False, "no wrong implementation in the catalogue"))
             continue
-        graded = grade(plan, InProcessRunner(overrides), {}, code)
+        graded = grade(plan, InProcessRunner(overrides), files, code)
         failed = [t for t in graded.tests if t.status != "passed"]
         named = [t for t in failed if t.diagnosis == code]
         others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
