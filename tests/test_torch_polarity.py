@@ -1,0 +1,117 @@
+"""The mask adapters against the real torch APIs (optional: skipped without torch).
+
+Each adapter's output, fed to torch, must reproduce this kit's `attention` with the same visibility
+table; the inverted table must not (so the polarity is really being tested).
+"""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+T_Q, T_K, D_H = 3, 5, 4
+
+
+def t(x):
+    return torch.from_numpy(np.ascontiguousarray(x))
+
+
+@pytest.fixture
+def qkv():
+    rng = np.random.default_rng(7)
+    return rng.normal(size=(T_Q, D_H)), rng.normal(size=(T_K, D_H)), rng.normal(size=(T_K, D_H))
+
+
+@pytest.fixture
+def visible(ref):
+    """Causal KV-cache table (past = 2) with key 1 hidden as padding: every row keeps a key."""
+    m = ref.step3_masks
+    return m.combine_visible(m.causal_visible(T_Q, T_K), m.padding_visible(np.array([1, 0, 1, 1, 1]), T_Q))
+
+
+def sdpa(Q, K, V, **kwargs):
+    return F.scaled_dot_product_attention(t(Q), t(K), t(V), **kwargs).numpy()
+
+
+def identity_mha(embed_dim):
+    """One-head nn.MultiheadAttention whose projections are the identity: it computes plain attention."""
+    mha = torch.nn.MultiheadAttention(embed_dim, num_heads=1, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([torch.eye(embed_dim, dtype=torch.float64)] * 3))
+        mha.in_proj_bias.zero_()
+        mha.out_proj.weight.copy_(torch.eye(embed_dim, dtype=torch.float64))
+        mha.out_proj.bias.zero_()
+    return mha.eval()
+
+
+def mha(Q, K, V, **masks):
+    with torch.no_grad():
+        O, P = identity_mha(Q.shape[-1])(t(Q[None]), t(K[None]), t(V[None]), need_weights=True,
+                                         average_attn_weights=False, **masks)
+    return O[0].numpy(), P[0, 0].numpy()
+
+
+def test_sdpa_bool_mask_matches_attention(ref, qkv, visible):
+    O, _ = ref.step6_head.attention(*qkv, visible)
+    mask = ref.step3_masks.to_torch_sdpa_mask(visible)
+    np.testing.assert_allclose(sdpa(*qkv, attn_mask=t(mask)), O, rtol=1e-10, atol=1e-12)
+    assert not np.allclose(sdpa(*qkv, attn_mask=t(~mask)), O)  # the table inverted (torch_sdpa_polarity)
+
+
+def test_sdpa_float_mask_is_added(ref, qkv, visible):
+    O, _ = ref.step6_head.attention(*qkv, visible)
+    M = ref.step3_masks.additive_mask(visible)
+    np.testing.assert_allclose(sdpa(*qkv, attn_mask=t(M)), O, rtol=1e-10, atol=1e-12)
+    # a 0/1 float mask masks nothing: it adds +1 to the visible scores and every key keeps a weight
+    Q, K, V = qkv
+    S = ref.step2_scores.scale_scores(ref.step2_scores.raw_scores(Q, K), D_H) + visible.astype(float)
+    P = ref.step4_softmax.softmax(S)
+    assert (P > 0).all()
+    got = sdpa(*qkv, attn_mask=t(visible.astype(float)))
+    np.testing.assert_allclose(got, ref.step5_values.weighted_sum(P, V), rtol=1e-10, atol=1e-12)
+    assert not np.allclose(got, O)
+
+
+def test_sdpa_with_12_heads(ref):
+    rng = np.random.default_rng(12)
+    Q, K, V = rng.normal(size=(12, T_Q, 64)), rng.normal(size=(12, T_K, 64)), rng.normal(size=(12, T_K, 64))
+    visible = rng.random((12, T_Q, T_K)) < 0.6
+    visible[..., 0] = True
+    O, _ = ref.step6_head.attention(Q, K, V, visible)
+    mask = ref.step3_masks.to_torch_sdpa_mask(visible)
+    np.testing.assert_allclose(sdpa(Q, K, V, attn_mask=t(mask)), O, rtol=1e-10, atol=1e-12)
+
+
+def test_kv_cache_past3_new2_is_bottom_right_and_is_causal_is_top_left(ref):
+    """is_causal=True aligns top-left: wrong for a KV-cache step (the SPEC's trap)."""
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.normal(size=(2, D_H)), rng.normal(size=(5, D_H)), rng.normal(size=(5, D_H))
+    O, _ = ref.step6_head.attention(Q, K, V)  # visible=None: causal_visible(2, 5), bottom-right
+    mask = ref.step3_masks.to_torch_sdpa_mask(ref.step3_masks.causal_visible(2, 5))
+    np.testing.assert_allclose(sdpa(Q, K, V, attn_mask=t(mask)), O, rtol=1e-10, atol=1e-12)
+    top_left = sdpa(Q, K, V, is_causal=True)
+    assert not np.allclose(top_left, O), "is_causal=True should differ from the bottom-right KV-cache table"
+    np.testing.assert_allclose(top_left, ref.step6_head.attention(Q, K, V, np.tri(2, 5, dtype=bool))[0],
+                               rtol=1e-10, atol=1e-12)  # top-left: query 0 reads only key 0
+
+
+def test_mha_attn_mask_matches_attention(ref, qkv, visible):
+    O, P = ref.step6_head.attention(*qkv, visible)
+    got_O, got_P = mha(*qkv, attn_mask=t(ref.step3_masks.to_torch_mha_mask(visible)))
+    np.testing.assert_allclose(got_P, P, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_O, O, rtol=1e-10, atol=1e-12)
+    wrong_O, _ = mha(*qkv, attn_mask=t(visible))  # the visible table as is (torch_mha_polarity)
+    assert not np.allclose(wrong_O, O)
+
+
+def test_mha_key_padding_mask_matches_attention(ref, qkv):
+    m = ref.step3_masks
+    attention_mask = np.array([1, 1, 0, 1, 0])  # Hugging Face: 1 = real token, 0 = padding
+    visible = m.combine_visible(m.causal_visible(T_Q, T_K), m.padding_visible(attention_mask, T_Q))
+    O, P = ref.step6_head.attention(*qkv, visible)
+    got_O, got_P = mha(*qkv, attn_mask=t(m.to_torch_mha_mask(m.causal_visible(T_Q, T_K))),
+                       key_padding_mask=t(m.to_torch_key_padding_mask(attention_mask)[None]))
+    np.testing.assert_allclose(got_P, P, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_O, O, rtol=1e-10, atol=1e-12)
+    wrong_O, _ = mha(*qkv, key_padding_mask=t(attention_mask[None] == 1))  # read backwards (hf_padding_polarity)
+    assert not np.allclose(wrong_O, mha(*qkv, key_padding_mask=t(m.to_torch_key_padding_mask(attention_mask)[None]))[0])
