@@ -82,10 +82,11 @@ def compare(expected, got, tolerance, label):
     close = np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
     if close.all():
         return PASSED
-    diff = np.where(np.isfinite(expected) & np.isfinite(got), np.abs(got.astype(np.float64) - expected), np.inf)
-    diff = np.where(close, 0.0, diff)
-    worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-    rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are -inf (masked cells)
+        diff = np.where(np.isfinite(expected) & np.isfinite(got), np.abs(got.astype(np.float64) - expected), np.inf)
+        diff = np.where(close, 0.0, diff)
+        worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
+        rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
     return Verdict(False, "values",
                    f"{label}: {int((~close).sum())} of {close.size} values are off (atol {atol:g}, rtol {rtol:g});"
                    f" largest error {float(diff[worst]):.3g} (relative {float(rel):.3g}) at {tuple(int(i) for i in worst)}:"
