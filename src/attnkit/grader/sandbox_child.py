@@ -13,9 +13,11 @@ A submission child drops to an unprivileged uid under rlimits, with fds 1 and 2 
 and its protocol socket on fd 3, then answers the grader's "load" and "call" requests.
 """
 import ctypes
+import gc
 import io
 import json
 import linecache
+import marshal
 import os
 import resource
 import shutil
@@ -176,11 +178,11 @@ class Zygote:
             if os.getpid() == 1:
                 _kill(-1)  # from PID 1 of the namespace: every other process in it
             else:
-                for pid in list(self.children) + _orphans():
+                for pid in list(self.children) + _children_of(os.getpid()):
                     _kill(-pid)
                     _kill(pid)
             _reap(self.children)
-            if os.getpid() == 1 or not (self.children or _orphans()):
+            if os.getpid() == 1 or not (self.children or _children_of(os.getpid())):
                 break
             time.sleep(0.002)
         self.children.clear()
@@ -226,17 +228,19 @@ def _kill(pid):
         pass
 
 
-def _orphans():
-    """Processes reparented to this zygote (it is their subreaper) when their parent died."""
-    me, found = str(os.getpid()), []
+def _children_of(parent, everyone=False):
+    """Live processes whose parent is `parent`; with `everyone` in a PID namespace, every live
+    process of the namespace but PID 1 and `parent` itself."""
+    found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
+        if entry.isdigit() and int(entry) != parent:
             try:
                 with open(f"/proc/{entry}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if fields[1] == me and fields[0] != "Z":
+            mine = fields[1] == str(parent) or (everyone and CONFIG["barrier"] and entry != "1")
+            if mine and fields[0] != "Z":
                 found.append(int(entry))
     return found
 
@@ -299,86 +303,117 @@ def become_submission(ctl, sock, out, err, work, limits):
 
 
 class Submission:
-    """One step of one submission: its reference dependencies, the learner's module, its calls."""
+    """The learner's modules of a group of steps, with the reference modules they import."""
 
     def __init__(self, sock):
+        import builtins
+        import numpy as np
         self.sock = sock
-        self.module = None
-        self.filename = ""
+        self.modules, self.filenames = {}, set()
+        self.np, self.builtins = np, builtins
+        self.start = (dict(np.__dict__), dict(builtins.__dict__), np.geterr(), sys.stdout, sys.stderr)
 
     def serve(self):
+        ops = {"load": self.load, "call": self.call, "tidy": self.tidy}
+        reader = Reader(self.sock)
         while True:
             try:
-                header, arrays = read_message(lambda n: _recv_exact(self.sock, n), 1 << 30, 1 << 34)
+                header, arrays = read_message(reader.exact, 1 << 30, 1 << 34)
             except EOFError:
                 return
-            op = header["op"]
-            reply = self.load(header) if op == "load" else self.call(header, arrays)
+            reply = ops[header["op"]](header, arrays)
             LIBC.fflush(None)  # C-level printf output reaches the capture file now, not at exit
             self.sock.sendall(reply)
 
-    def load(self, header):
-        for name, source in header["deps"]:  # reference modules, in dependency order
-            _exec_module(name, source, f"<reference {name}>")
-        name, source, self.filename = header["module"], header["source"], header["filename"]
-        linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
+    def load(self, header, arrays):
+        for name in header["deps"]:  # reference modules, compiled by the grader, in dependency order
+            module = types.ModuleType(name)
+            sys.modules[name] = module
+            exec(marshal.loads(arrays[f"dep:{name}"][0].tobytes()), module.__dict__)
+        name, source, filename = header["module"], header["source"], header["filename"]
+        self.filenames.add(filename)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        module = types.ModuleType(name)
+        module.__file__ = filename
         try:
-            self.module = _exec_module(name, source, self.filename)
-        except SyntaxError as err:
-            return self._status("load_error", f"{self.filename} has a syntax error on line {err.lineno}: {err.msg}",
-                                "SyntaxError", header)
+            code = compile(source, filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as err:
+            line = f" on line {err.lineno}" if getattr(err, "lineno", None) else ""
+            return _reply(header, "load_error", f"{filename} has a syntax error{line}: {getattr(err, 'msg', err)}",
+                          "SyntaxError")
+        sys.modules[name] = module  # only while it runs (a dataclass looks its module up), as loader does
+        try:
+            exec(code, module.__dict__)
         except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
-            return self._status("load_error", f"{self.filename} failed while being imported: "
-                                + self._describe(err), type(err).__name__, header)
-        return self._status("ok", "", "", header)
+            return _reply(header, "load_error", f"{filename} failed while being imported: " + self._describe(err),
+                          type(err).__name__)
+        finally:
+            sys.modules.pop(name, None)
+        self.modules[name] = module
+        return _reply(header, "ok")
 
     def call(self, header, arrays):
-        kwargs = dict(header["scalars"])
-        for name, (arr, scalar) in arrays.items():
-            kwargs[name] = arr[()] if scalar else arr
-        fn = getattr(self.module, header["function"], None)
+        kwargs = {name: _unpack(value, arrays) for name, value in header["kwargs"].items()}
+        args = [v for name, values in kwargs.items() if name.startswith("*") for v in values]
+        kwargs = {name: value for name, value in kwargs.items() if not name.startswith("*")}
+        function = header["function"]
+        fn = getattr(self.modules[header["module"]], function, None)
         if not callable(fn):
-            return self._status("error", f"{self.filename} has no function {header['function']}()",
-                                "AttributeError", header)
+            return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
         try:
-            result = fn(**kwargs)
+            result = fn(*args, **kwargs)
         except NotImplementedError as err:
-            return self._status("not_done", self._describe(err), "NotImplementedError", header)
+            return _reply(header, "not_done", self._describe(err), "NotImplementedError")
         except (MemoryError, KeyboardInterrupt, SystemExit) as err:
-            return self._status("crashed", self._describe(err), type(err).__name__, header)
+            return _reply(header, "crashed", self._describe(err), type(err).__name__)
         except BaseException as err:  # noqa: BLE001
-            return self._status("error", self._describe(err), type(err).__name__, header)
+            return _reply(header, "error", self._describe(err), type(err).__name__)
         try:
             parts = _named_parts(header["returns"], result)
             payload = [(name, plain_array(value), False) for name, value in parts.items()]
         except (ValueError, TypeError, WireError) as err:
-            return self._status("error", f"{header['function']}() returned {err}", "", header)
+            return _reply(header, "error", f"{function}() returned {err}")
         size = sum(arr.nbytes for _, arr, _ in payload)
         if size > header["max_bytes"]:
-            return self._status("error", f"{header['function']}() returned {size} bytes of arrays "
-                                f"(at most {header['max_bytes']})", "", header)
+            return _reply(header, "error", f"{function}() returned {size} bytes of arrays (at most {header['max_bytes']})")
         return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": ""}, payload)
 
+    def tidy(self, header, arrays):
+        """Is this process as clean as it started? No extra thread, process or timer, and numpy,
+        builtins and sys.stdout/stderr unpatched (new attributes, e.g. a lazy numpy submodule, are fine)."""
+        np_dict, builtins_dict, err, out, errout = self.start
+        clean = (len(os.listdir("/proc/self/task")) == 1 and not _children_of(os.getpid(), everyone=True)
+                 and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
+                                                             signal.ITIMER_PROF))
+                 and all(self.np.__dict__.get(k) is v for k, v in np_dict.items())
+                 and all(self.builtins.__dict__.get(k) is v for k, v in builtins_dict.items())
+                 and self.np.geterr() == err and sys.stdout is out and sys.stderr is errout)
+        return encode({"nonce": header["nonce"], "clean": clean})
+
     def _describe(self, err):
-        """Exception type and message, then the lines of the learner's file in its traceback."""
+        """Exception type and message, then the lines of the learner's files in its traceback."""
         text = traceback.format_exception_only(type(err), err)[-1].strip()
-        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == self.filename]
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename in self.filenames]
         for f in frames[-6:]:
             text += f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
         return text[:MAX_TEXT]
 
-    @staticmethod
-    def _status(status, error, exc_type, header):
-        return encode({"nonce": header["nonce"], "status": status, "error": error[:MAX_TEXT], "exc_type": exc_type})
+
+def _reply(header, status, error="", exc_type=""):
+    return encode({"nonce": header["nonce"], "status": status, "error": error[:MAX_TEXT], "exc_type": exc_type})
 
 
-def _exec_module(name, source, filename):
-    module = types.ModuleType(name)
-    module.__file__ = filename
-    code = compile(source, filename, "exec")
-    sys.modules[name] = module  # a dataclass in the module looks itself up here while being made
-    exec(code, module.__dict__)
-    return module
+def _unpack(value, arrays):
+    """Reverse of the grader's sandbox_runner._pack."""
+    if isinstance(value, dict):
+        if "$array" in value:
+            arr, scalar = arrays[value["$array"]]
+            return arr[()] if scalar else arr
+        if "$dict" in value:
+            return {k: _unpack(v, arrays) for k, v in value["$dict"].items()}
+        items = [_unpack(v, arrays) for v in value.get("$list", value.get("$tuple", []))]
+        return items if "$list" in value else tuple(items)
+    return value
 
 
 def _named_parts(returns, result):
@@ -402,17 +437,34 @@ def _named_parts(returns, result):
 
 # ---------------------------------------------------------------- start
 
+def _warm_up():
+    """Import what the steps use and run numpy's common paths once, here, so that every child
+    starts with them ready (shared copy-on-write) instead of paying for them itself."""
+    import dataclasses, math, numbers  # noqa: E401,F401
+    import numpy as np
+    a, b = np.ones((4, 8)), np.ones((3, 2), dtype=np.float32)
+    with np.errstate(all="ignore"):
+        for x in (a, b):
+            y = x @ np.swapaxes(x, -1, -2) / math.sqrt(2.0)
+            e = np.exp(y - np.where(np.isfinite(y), y, 0).max(axis=-1, keepdims=True))
+            np.divide(e, e.sum(axis=-1, keepdims=True), out=np.zeros_like(e), where=e > 0)
+            np.einsum("ij,kj->ik", x, x), np.isnan(x).any(), np.isposinf(x).any(), x.astype(np.float64)
+        np.repeat(np.tril(np.ones((3, 3), dtype=bool))[None], 2, axis=0) & ~np.zeros((3, 3), dtype=bool)
+    dataclasses.dataclass(frozen=True)(type("Warm", (), {"__annotations__": {"x": int}}))
+
+
+
 def main():
     ctl = socket.socket(fileno=CONFIG["fd"])
     try:
         barrier = apply_barrier() if CONFIG["barrier"] else "none"
         if os.getpid() != 1:
             LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        import numpy  # noqa: F401 - imported once here, shared copy-on-write by every child
-        import dataclasses, math, numbers  # noqa: E401,F401 - what the steps import, preloaded
+        _warm_up()
     except BaseException as err:  # noqa: BLE001 - report why, then give up
         ctl.sendall(encode({"op": "failed", "error": f"{type(err).__name__}: {err}"}))
         return
+    gc.freeze()  # children's garbage collections skip the zygote's objects: fewer copied pages
     ctl.sendall(encode({"op": "ready", "barrier": barrier}))
     Zygote(ctl).serve()
 

@@ -12,12 +12,14 @@ the standard library and numpy.
 import json
 import math
 import struct
+import time
 
 import numpy as np
 
 # numeric and bool dtypes, little-endian or byte-free: the only ones that cross the pipe
-ALLOWED_DTYPES = frozenset(["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8",
-                            "<f2", "<f4", "<f8", "<c8", "<c16"])
+_DTYPES = {text: np.dtype(text) for text in ("|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8",
+                                              "<f2", "<f4", "<f8", "<c8", "<c16")}
+ALLOWED_DTYPES = frozenset(_DTYPES)
 MAX_NDIM = 32
 _LENGTH = struct.Struct(">I")
 
@@ -63,19 +65,42 @@ def _array_specs(header, max_payload):
     for spec in specs:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or spec["name"] in seen:
             raise WireError("an array entry has no name, or a name used twice")
-        dtype, shape = spec.get("dtype"), spec.get("shape")
-        if dtype not in ALLOWED_DTYPES:
-            raise WireError(f"array {spec['name']!r} has a forbidden dtype {dtype!r}")
+        dtype, shape = _DTYPES.get(spec.get("dtype")), spec.get("shape")
+        if dtype is None:
+            raise WireError(f"array {spec['name']!r} has a forbidden dtype {str(spec.get('dtype'))[:40]!r}")
         if (not isinstance(shape, list) or len(shape) > MAX_NDIM
                 or not all(type(d) is int and d >= 0 for d in shape)):
             raise WireError(f"array {spec['name']!r} has a malformed shape {shape!r}")
-        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         total += nbytes
         if total > max_payload:
             raise WireError(f"arrays of more than {max_payload} bytes")
         seen.add(spec["name"])
-        checked.append((spec["name"], np.dtype(dtype), tuple(shape), nbytes, spec.get("scalar") is True))
+        checked.append((spec["name"], dtype, tuple(shape), nbytes, spec.get("scalar") is True))
     return checked
+
+
+class Reader:
+    """Exact-size reads from a socket with few system calls: whatever arrives is buffered."""
+
+    def __init__(self, sock):
+        self.sock, self.buf = sock, bytearray()
+
+    def exact(self, n, deadline=None):
+        """n bytes; before `deadline` (time.monotonic) if given, else TimeoutError. EOFError at EOF."""
+        while len(self.buf) < n:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("no answer in time")
+                self.sock.settimeout(remaining)
+            chunk = self.sock.recv(max(1 << 16, n - len(self.buf)))
+            if not chunk:
+                raise EOFError("the other side closed the socket")
+            self.buf += chunk
+        data = self.buf[:n]
+        del self.buf[:n]
+        return data
 
 
 def read_message(recv_exact, max_header, max_payload):
@@ -95,7 +120,9 @@ def read_message(recv_exact, max_header, max_payload):
         raise WireError("the header is not a JSON object")
     specs = _array_specs(header, max_payload)
     total = sum(s[3] for s in specs)
-    payload = bytearray(recv_exact(total)) if total else bytearray()
+    payload = recv_exact(total) if total else bytearray()
+    if not isinstance(payload, bytearray):
+        payload = bytearray(payload)  # writable arrays: a learner's function may write to its inputs
     arrays, offset = {}, 0
     for name, dtype, shape, nbytes, scalar in specs:
         count = nbytes // dtype.itemsize

@@ -1,0 +1,214 @@
+"""One submission's jobs on one zygote: which child runs which step, and what each answer means.
+
+Steps that import no other step share one child, which holds no reference code but the provided
+modules' (shape_checks); each step that imports earlier steps gets a child of its own with their
+reference versions. So no child ever holds the reference of a step it grades. A shared child is
+replaced before the next step whenever the previous one left something behind (a thread, a process,
+a timer, a patched numpy or builtins), and after any crash, timeout, garbled answer or failed import.
+"""
+import marshal
+import secrets
+import time
+from collections import Counter
+from functools import lru_cache
+
+import numpy as np
+
+from .. import manifest
+from ..paths import SOLUTIONS_DIR
+from .sandbox_types import result
+from .sandbox_wire import Reader, WireError, encode, read_message
+from .sandbox_zygote import ZygoteError
+
+_MAX_HEADER = 1 << 20
+_MAX_TEXT = 4000
+
+
+def step_groups(steps):
+    """[[step, …], …]: the steps that import no other step together, then each other step alone."""
+    shared = [s for s in steps if not manifest.step(s).depends_on]
+    return ([shared] if shared else []) + [[s] for s in steps if manifest.step(s).depends_on]
+
+
+@lru_cache(maxsize=None)
+def reference_deps(step):
+    """((module, marshalled code), …) that `step` imports: the provided modules, then the steps it
+    depends on (each after its own dependencies); never `step` itself. Compiled here, once."""
+    order = []
+
+    def visit(module):
+        for dep in manifest.step(module).depends_on:
+            if dep not in order:
+                visit(dep)
+                order.append(dep)
+
+    visit(step)
+    names = [*manifest.provided_modules(), *order]
+    return tuple((name, marshal.dumps(compile((SOLUTIONS_DIR / f"{name}.py").read_text(encoding="utf-8"),
+                                              f"<reference {name}>", "exec", dont_inherit=True)))
+                 for name in names)
+
+
+def _pack(value, arrays):
+    """A JSON-able stand-in for an argument; its arrays go to `arrays` (the child's _unpack reverses it)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        arrays.append((f"a{len(arrays)}", value, isinstance(value, np.generic)))
+        return {"$array": arrays[-1][0]}
+    if isinstance(value, (list, tuple)):
+        return {"$list" if isinstance(value, list) else "$tuple": [_pack(v, arrays) for v in value]}
+    if isinstance(value, dict):
+        return {"$dict": {k: _pack(v, arrays) for k, v in value.items()}}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot send an argument of type {type(value).__name__} to the sandbox")
+
+
+class SubmissionRunner:
+    """Runs one submission's jobs on the zygote in holder[0] (`replace(holder)` swaps a dead one)."""
+
+    def __init__(self, holder, replace, sources, limits):
+        self.holder, self.replace, self.sources, self.limits = holder, replace, sources, limits
+        self.child_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": 120}
+        self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
+
+    @property
+    def zygote(self):
+        return self.holder[0]
+
+    def run(self, jobs):
+        """{job key: CallResult} for every job."""
+        by_step, results = {}, {}
+        for job in jobs:
+            by_step.setdefault(job.step, []).append(job)
+        for group in step_groups(list(by_step)):
+            for step in group:
+                self._run_step(step, by_step[step], results)
+                if self.sock is not None and not self._tidy():
+                    self._end_child()
+            self._end_child()
+        return results
+
+    def finish(self):
+        """Kill what is left; return the captured (stdout, stderr), capped together."""
+        out, err, totals = self.zygote.finish(self.limits.output_bytes)
+        cap = self.limits.output_bytes
+        keep_out = min(len(out), max(cap // 2, cap - len(err)))
+        keep_err = min(len(err), cap - keep_out)
+        return _text(out[:keep_out], totals["out"]), _text(err[:keep_err], totals["err"])
+
+    def _start_child(self):
+        try:
+            self.sock = self.zygote.spawn(self.child_limits)
+        except ZygoteError:
+            self.replace(self.holder)  # once: a second failure is the grader's, and raises
+            self.sock = self.zygote.spawn(self.child_limits)
+        self.reader, self.present = Reader(self.sock), set()
+
+    def _end_child(self, grace=0.0):
+        """Kill the child and all it started; say how it ended if it had ended by itself."""
+        if self.sock is None:
+            return ""
+        self.sock.close()
+        self.sock = None
+        return self.zygote.reset(grace)
+
+    def _run_step(self, step, jobs, results):
+        filename = f"{step}.py"
+        source = self.sources.get(filename)
+        failed, timeouts, cap = None, Counter(), self.limits.max_timeouts_per_function
+        if source is None:
+            failed = result("load_error", f"{filename} is missing")
+        for job in jobs:
+            if failed is not None:
+                results[job.key] = failed
+                continue
+            if cap is not None and timeouts[job.function] >= cap:
+                results[job.key] = result("timeout", f"not run: {job.function}() already ran out of time "
+                                                     f"{timeouts[job.function]} times")
+                continue
+            if self.sock is None:
+                self._start_child()
+            if step not in self.present:
+                failed = self._load(step, filename, source)
+                if failed is not None:
+                    self._end_child()
+                    results[job.key] = failed
+                    continue
+            res = self._call(job)
+            if res.status in ("timeout", "crashed") or res.exc_type == "ProtocolError":
+                ended = self._end_child(0.05 if res.status == "crashed" else 0.0)
+                if res.status == "crashed" and ended:
+                    res = result("crashed", f"{res.error} ({ended})", res.exc_type, res.seconds)
+            timeouts[job.function] += res.status == "timeout"
+            results[job.key] = res
+
+    def _exchange(self, header, arrays=(), max_payload=0):
+        """Send one request to the child and wait for its answer: (header, arrays, seconds).
+
+        Raises TimeoutError, EOFError/OSError (the child died) or WireError (garbled answer)."""
+        nonce = secrets.token_hex(8)
+        start = time.monotonic()
+        deadline = start + self.limits.call_seconds
+        self.sock.settimeout(self.limits.call_seconds)
+        self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
+        reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER, max_payload)
+        if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
+            raise WireError("an answer to some other request")
+        return reply, parts, time.monotonic() - start
+
+    def _failure(self, err, what, seconds):
+        """The CallResult for an exchange that did not get a well-formed answer."""
+        if isinstance(err, TimeoutError):
+            return result("timeout", f"{what} did not finish within {self.limits.call_seconds:g} s", "", seconds)
+        if isinstance(err, WireError):
+            return result("error", f"garbled answer from {what}: {err}", "ProtocolError", seconds)
+        return result("crashed", f"{what} ended its process (exit, os._exit or a fatal signal)", "", seconds)
+
+    def _load(self, step, filename, source):
+        """Import the step in the child; None when it worked, else the CallResult for all its jobs."""
+        deps = [(name, code) for name, code in reference_deps(step) if name not in self.present]
+        header = {"op": "load", "module": step, "filename": filename, "source": source,
+                  "deps": [name for name, _ in deps]}
+        arrays = [(f"dep:{name}", np.frombuffer(code, dtype=np.uint8), False) for name, code in deps]
+        start = time.monotonic()
+        try:
+            reply, _, seconds = self._exchange(header, arrays)
+        except (TimeoutError, EOFError, OSError, WireError) as err:
+            return self._failure(err, f"importing {filename}", time.monotonic() - start)
+        if reply.get("status") != "ok":
+            return result("load_error", str(reply.get("error", ""))[:_MAX_TEXT],
+                          str(reply.get("exc_type", ""))[:200], seconds)
+        self.present |= {name for name, _ in deps} | {step}
+        return None
+
+    def _call(self, job):
+        arrays = []
+        header = {"op": "call", "module": job.step, "function": job.function, "returns": list(job.returns),
+                  "kwargs": {name: _pack(value, arrays) for name, value in job.kwargs.items()},
+                  "max_bytes": self.limits.result_bytes}
+        start = time.monotonic()
+        try:
+            reply, parts, seconds = self._exchange(header, arrays, self.limits.result_bytes)
+        except (TimeoutError, EOFError, OSError, WireError) as err:
+            return self._failure(err, f"{job.function}()", time.monotonic() - start)
+        status = reply.get("status")
+        error, exc_type = str(reply.get("error", ""))[:_MAX_TEXT], str(reply.get("exc_type", ""))[:200]
+        if status == "ok" and set(parts) == set(job.returns):
+            return result("ok", seconds=seconds, parts={name: parts[name][0] for name in job.returns})
+        if status in ("not_done", "error", "crashed") and not parts:
+            return result(status, error, exc_type, seconds)
+        return result("error", f"garbled answer from {job.function}(): status {status!r}, parts {sorted(parts)}",
+                      "ProtocolError", seconds)
+
+    def _tidy(self):
+        """True when the shared child is as clean as it started (see sandbox_child.Submission.tidy)."""
+        try:
+            reply, _, _ = self._exchange({"op": "tidy"})
+        except (TimeoutError, EOFError, OSError, WireError):
+            return False
+        return reply.get("clean") is True
+
+
+def _text(data, total):
+    text = data.decode("utf-8", errors="replace")
+    return text + (f"\n[… {total - len(data)} more bytes not kept]" if total > len(data) else "")

@@ -1,0 +1,40 @@
+"""The sandbox's data types (re-exported by attnkit.grader.sandbox, where they are documented)."""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    call_seconds: float = 2.0  # wall time per call (and for importing a step's module)
+    memory_mb: int = 1024  # address-space cap of the child (RLIMIT_AS)
+    output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
+    result_bytes: int = 16_000_000  # cap on the array bytes one call may return
+    max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str  # caller's id, e.g. "softmax_fully_masked_row_is_zero#0"
+    step: str  # step module, e.g. "step6_head"
+    function: str  # e.g. "attention"
+    returns: tuple  # part names from the manifest, e.g. ("O", "P")
+    kwargs: dict  # argument name -> array, numpy scalar, JSON-able value; "*name" -> list spread positionally
+
+
+@dataclass(frozen=True)
+class CallResult:
+    status: str  # "ok" | "not_done" | "error" | "timeout" | "crashed" | "load_error"
+    parts: dict | None  # part name -> np.ndarray (numeric or bool) when status == "ok", else None
+    error: str  # "" or exception type + message + the learner-file lines of the traceback
+    exc_type: str  # "" or the exception class name, e.g. "ValueError"
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SubmissionRun:
+    results: dict  # job key -> CallResult, one per job
+    stdout: str  # the learner's captured stdout (capped), never parsed
+    stderr: str
+
+
+def result(status, error="", exc_type="", seconds=0.0, parts=None):
+    return CallResult(status, parts, error, exc_type, seconds)
