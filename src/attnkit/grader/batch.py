@@ -57,10 +57,10 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
 class Progress:
     """`[k/n] rate/s eta` on stderr: redrawn in place on a terminal, a line a second otherwise."""
 
-    def __init__(self, total, stream=sys.stderr):
-        self.total, self.stream, self.count = total, stream, 0
+    def __init__(self, total, stream=None):
+        self.total, self.stream, self.count = total, stream or sys.stderr, 0
         self.start = self.last = time.monotonic()
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
 
     def step(self):
         self.count += 1

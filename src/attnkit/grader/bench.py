@@ -5,6 +5,7 @@ left out, …); hanging ones loop forever inside softmax. All go through the rea
 judging, diagnosis) with `--jobs` workers. Hanging submissions are timed separately: their cost is
 the per-call time limit, not the grader's.
 """
+import os
 import shutil
 import tempfile
 import time
@@ -54,10 +55,31 @@ def make_class(folder, n_correct, n_buggy, n_hanging):
     return kinds
 
 
+def _sandbox_cpu():
+    """CPU seconds used so far by this process's descendants (the sandbox), reaped ones included (Linux)."""
+    children = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append((int(entry), sum(map(int, fields[11:15]))))
+    total, todo = 0, [os.getpid()]
+    while todo:
+        for pid, ticks in children.get(todo.pop(), []):
+            total += ticks
+            todo.append(pid)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def _timed(names, plan, runner, jobs):
-    start = time.perf_counter()
+    """({name: Graded}, wall seconds, grader CPU seconds, sandbox CPU seconds)."""
+    start, cpu, sandbox = time.perf_counter(), time.process_time(), _sandbox_cpu()
     done, _ = batch.run(names, plan, runner, jobs)
-    return done, time.perf_counter() - start
+    return done, time.perf_counter() - start, time.process_time() - cpu, _sandbox_cpu() - sandbox
 
 
 def run(n, jobs, hanging, limits=None):
@@ -69,9 +91,11 @@ def run(n, jobs, hanging, limits=None):
     runner = SandboxRunner(limits)
     with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as folder:
         kinds = make_class(folder, n - n_buggy, n_buggy, hanging)
-        batch.run(kinds["correct"][:1], plan, runner, 1)  # warm up the sandbox and the diagnosis tables
-        graded, seconds = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
-        hung, hang_seconds = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, 0.0)
+        # warm-up, one of each kind: starts the sandbox and builds the diagnosis tables (once per run)
+        warm = [copy_solutions(Path(folder) / f"warm{k}", edit) for k, edit in enumerate((None, *EDITS))]
+        batch.run(warm, plan, runner, jobs)
+        graded, seconds, cpu, sandbox_cpu = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
+        hung, hang_seconds, _, _ = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, 0.0, 0, 0)
     phases = [g.seconds for g in graded.values()]
     mean = {key: sum(p[key] for p in phases) / len(phases) for key in ("run", "calls", "judge")}
     print(f"cases: {len(plan.cases)} ({len(plan.jobs)} calls per submission); plan built in {setup:.2f} s")
@@ -80,6 +104,10 @@ def run(n, jobs, hanging, limits=None):
     print(f"per submission (mean): sandbox {1000 * mean['run']:.1f} ms, of which the learner's calls "
           f"{1000 * mean['calls']:.1f} ms; judging {1000 * mean['judge']:.1f} ms; overhead (all but the "
           f"learner's calls) {1000 * (mean['run'] - mean['calls'] + mean['judge']):.1f} ms")
+    per = 1000 * (cpu + sandbox_cpu) / len(graded)
+    print(f"CPU per submission: {per:.1f} ms (grader {1000 * cpu / len(graded):.1f} ms, sandbox processes "
+          f"{1000 * sandbox_cpu / len(graded):.1f} ms): at most {1000 * (os.cpu_count() or 1) / per:.1f} "
+          f"submissions/s on {os.cpu_count()} idle cores")
     if hanging:
         print(f"hanging: {len(hung)} submissions in {hang_seconds:.2f} s ({hang_seconds / len(hung):.2f} s each "
               f"with --jobs {jobs}; each hanging call is stopped at the per-call limit "

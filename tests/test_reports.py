@@ -1,0 +1,103 @@
+"""Reports of `attnkit grade`: terminal text, CSV gradebook, Gradescope results.json, and the batch journal."""
+import csv
+import json
+
+from attnkit import manifest
+from attnkit.cli import main
+from attnkit.grader import report_csv, report_gradescope, report_text
+from attnkit.grader.bench import EDITS, copy_solutions
+from attnkit.grader.grade import grade
+from attnkit.grader.runners import InProcessRunner
+from attnkit.grader.verify import mistake_overrides
+from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
+from grading_support import assert_spec_shape, plan
+
+STEPS = [s.module for s in manifest.steps()]
+ALL_FILES = {f"{m}.py": "" for m in STEPS}  # the in-process runner ignores the text
+
+
+def mistaken(code):
+    return grade(plan(), InProcessRunner(mistake_overrides(code)), ALL_FILES, f"with {code}")
+
+
+def test_terminal_report_names_steps_failures_and_the_mistake():
+    text = report_text.text(mistaken("bias_missing"))
+    assert "with bias_missing: 86 / 100" in text
+    assert all(m in text for m in STEPS)
+    assert "— bias_missing" in text and "likely mistake: left out the bias" in text
+
+
+def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
+    graded = [mistaken("bias_missing"), mistaken("mask_inverted")]
+    path = tmp_path / "grades.csv"
+    report_csv.write(path, graded, STEPS)
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    assert [r["submission"] for r in rows] == ["with bias_missing", "with mask_inverted"]
+    assert list(rows[0]) == ["submission", *STEPS, "score", "max_score", "diagnoses"]
+    assert float(rows[0]["score"]) == 86 and float(rows[0]["step4_softmax"]) == 20
+    assert sum(float(rows[1][m]) for m in STEPS) == float(rows[1]["score"])
+    assert "mask_inverted" in rows[1]["diagnoses"].split()
+    assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]  # no temporary file left
+
+
+def test_gradescope_results_follow_the_schema():
+    graded = mistaken("softmax_wrong_axis")
+    data = report_gradescope.results(graded)
+    assert set(data) >= {"score", "tests", "stdout_visibility", "output"} and data["score"] == graded.score
+    public = {p.case.name for p in plan().cases if p.case.public}
+    for test in data["tests"]:
+        assert set(test) >= {"name", "score", "max_score", "output", "visibility"}
+        assert test["visibility"] == ("visible" if test["name"] in public else "after_published")
+    assert abs(sum(t["score"] for t in data["tests"]) - data["score"]) < 1e-4
+    assert "graded on its own" in data["output"]
+
+
+def test_batch_writes_reports_skips_on_rerun_and_regrades_on_force_or_edit(tmp_path, capsys):
+    buggy = copy_solutions(tmp_path / "buggy", EDITS[2])
+    paths = [str(SOLUTIONS_DIR), str(EXERCISES_DIR), buggy]
+    csv_file, gs = tmp_path / "out" / "grades.csv", tmp_path / "gs"
+    journal = tmp_path / "out" / "grades.csv.journal.jsonl"
+    args = ["grade", *paths, "--json", "--csv", str(csv_file), "--gradescope", str(gs), "--jobs", "2"]
+
+    assert main(args) == 0
+    first = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted(g["submission"] for g in first) == sorted(paths)
+    for g in first:
+        assert_spec_shape(g)
+    assert len(journal.read_text().splitlines()) == 3
+    assert [r["submission"] for r in csv.DictReader(csv_file.open())] == paths  # input order
+    assert len(list(gs.glob("*.json"))) == 3
+
+    assert main(args) == 0  # rerun: nothing regraded, the same results reported
+    again = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted(again, key=lambda g: g["submission"]) == sorted(first, key=lambda g: g["submission"])
+    assert len(journal.read_text().splitlines()) == 3
+
+    (tmp_path / "buggy" / "step1_projection.py").write_text(
+        (SOLUTIONS_DIR / "step1_projection.py").read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(args) == 0  # the edited submission alone is regraded
+    capsys.readouterr()
+    assert len(journal.read_text().splitlines()) == 4
+    assert [float(r["score"]) for r in csv.DictReader(csv_file.open())] == [100.0, 0.0, 100.0]
+
+    assert main([*args, "--force"]) == 0
+    capsys.readouterr()
+    assert len(journal.read_text().splitlines()) == 7
+
+
+def test_a_torn_journal_line_is_dropped_and_regraded(tmp_path, capsys):
+    out = tmp_path / "store"
+    args = ["grade", str(SOLUTIONS_DIR), "--json", "--out", str(out)]
+    assert main(args) == 0
+    journal = out / "attnkit-results.jsonl"
+    line = journal.read_text()
+    journal.write_text(line[: len(line) // 2])  # as if killed while writing
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["score"] == 100.0
+    assert [json.loads(x)["record"]["score"] for x in journal.read_text().splitlines()] == [100.0]
+
+
+def test_progress_goes_to_stderr_only(tmp_path, capsys):
+    assert main(["grade", str(SOLUTIONS_DIR), str(EXERCISES_DIR), "--json", "--progress", "--jobs", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "[2/2]" in err and all(line.startswith("{") for line in out.splitlines())
