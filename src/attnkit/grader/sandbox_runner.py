@@ -156,13 +156,15 @@ class SubmissionRunner:
             raise WireError("an answer to some other request")
         return reply, parts, time.monotonic() - start
 
-    def _failure(self, err, what, seconds):
+    def _failure(self, err, what, seconds, during=""):
         """The CallResult for an exchange that did not get a well-formed answer."""
         if isinstance(err, TimeoutError):
-            return result("timeout", f"{what} did not finish within {self.limits.call_seconds:g} s", "", seconds)
+            return result("timeout", f"{what} did not finish{during} within {self.limits.call_seconds:g} s", "",
+                          seconds)
         if isinstance(err, WireError):
-            return result("error", f"garbled answer from {what}: {err}", "ProtocolError", seconds)
-        return result("crashed", f"{what} ended its process (exit, os._exit or a fatal signal)", "", seconds)
+            return result("error", f"garbled answer from {what}{during}: {err}", "ProtocolError", seconds)
+        return result("crashed", f"{what} ended its process{during} (exit, os._exit or a fatal signal)", "",
+                      seconds)
 
     def _load(self, step, filename, source):
         """Import the step in the child; None when it worked, else the CallResult for all its jobs."""
@@ -174,7 +176,7 @@ class SubmissionRunner:
         try:
             reply, _, seconds = self._exchange(header, arrays)
         except (TimeoutError, EOFError, OSError, WireError) as err:
-            return self._failure(err, f"importing {filename}", time.monotonic() - start)
+            return self._failure(err, filename, time.monotonic() - start, " while being imported")
         if reply.get("status") != "ok":
             return result("load_error", str(reply.get("error", ""))[:_MAX_TEXT],
                           str(reply.get("exc_type", ""))[:200], seconds)
