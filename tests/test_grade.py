@@ -68,6 +68,15 @@ def test_notebook_scores_as_the_folder(tmp_path):
     assert nb.score == 100.0 and nb.steps == folder.steps
 
 
+def test_the_nbgrader_course_notebook_scores_100(tmp_path):
+    """The instructor notebook `attnkit nbgrader-course` writes follows the same cell convention."""
+    from attnkit.nbgrader_course.notebook import source_notebook
+
+    path = tmp_path / "attention.ipynb"
+    path.write_text(json.dumps(source_notebook("digest")), encoding="utf-8")
+    assert grade_path(path).score == 100.0
+
+
 def test_notebook_without_metadata_and_with_a_bug(tmp_path):
     buggy = copy_solutions(tmp_path / "buggy", EDITS[0])
     graded = grade_path(notebook(buggy, tmp_path / "buggy.ipynb", tagged=False))

@@ -106,21 +106,19 @@ def _judge(plan, planned, results, problem, missing):
         status, output, code = _not_run(planned, failed, problem)
     else:
         parts = [r.parts for r in calls]
-        verdict, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
-        if verdict.passed:
-            return _result(planned, "passed", "", None)
-        status = "failed"
-        output = checks.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else "")
+        status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
     return _result(planned, status, output, code)
 
 
 def _verdict(planned, parts):
+    """(status, output, diagnosis) of results that came back."""
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
         verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected)
     if verdict.passed:
-        return verdict, None
+        return "passed", "", None
     with _DIAGNOSIS_LOCK:
-        return verdict, mistakes.diagnose(planned.case, planned.calls, parts)
+        code = mistakes.diagnose(planned.case, planned.calls, parts)
+    return "failed", checks.teaching_message(planned.case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
 
 
 def _result(planned, status, output, code):
