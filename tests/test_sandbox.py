@@ -418,3 +418,41 @@ def test_a_step_child_holds_the_references_it_imports_but_not_its_own():
     assert_correct(run, others())
     memory = run.stdout.split("'memory': ")[1].split("]")[0]
     assert "step6_head" not in memory and "step4_softmax" in memory
+
+
+# ------------------------------------------------------------------ without the barrier
+
+@pytest.fixture
+def no_barrier(monkeypatch):
+    """A pool of zygotes started as if the grader had no rights to set up the barrier."""
+    from attnkit.grader import sandbox_zygote
+    monkeypatch.setattr(sandbox_zygote, "barrier_possible", lambda: (False, "switched off by the test"))
+    pool = sandbox_zygote.ZygotePool()
+    monkeypatch.setattr(sandbox, "_POOL", pool)
+    yield
+    pool.close()
+
+
+def test_without_the_barrier_crashes_hangs_and_stray_processes_are_still_handled(no_barrier):
+    code = """
+import os, subprocess
+_reference_softmax = softmax
+def softmax(S):
+    if S.shape[0] == 1:
+        subprocess.Popen(["sleep", "4245"])
+        os.system("setsid sleep 4246 &")
+        return _reference_softmax(S)
+    os._exit(5)
+
+def weighted_sum(P, V):
+    while True:
+        pass
+"""
+    sources = with_code("step4_softmax", code)
+    sources["step5_values.py"] = "def weighted_sum(P, V):\n    while True:\n        pass\n"
+    run = run_submission(sources, JOBS, Limits(call_seconds=0.3))
+    assert sandbox.barrier_description().startswith("none: switched off by the test")
+    assert run.results["softmax#1"].status == "crashed" and "exit code 5" in run.results["softmax#1"].error
+    assert run.results["weighted_sum"].status == "timeout"
+    assert_correct(run, others("softmax#1", "weighted_sum"))
+    assert live_cmdlines("sleep 424") == []

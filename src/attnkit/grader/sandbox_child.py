@@ -277,7 +277,7 @@ def become_submission(ctl, sock, out, err, work, limits):
     os.dup2(null, 0)
     os.dup2(out, 1)
     os.dup2(err, 2)
-    os.dup2(sock.detach(), PROTOCOL_FD)
+    os.dup2(sock.detach(), PROTOCOL_FD, inheritable=False)  # a program it execs must not hold it open
     os.closerange(PROTOCOL_FD + 1, 1 << 16)
     os.chdir(work)
     mb = 1 << 20
