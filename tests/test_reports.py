@@ -1,6 +1,10 @@
 """Reports of `attnkit grade`: terminal text, CSV gradebook, Gradescope results.json, and the batch journal."""
 import csv
 import json
+import signal
+import subprocess
+import sys
+import time
 
 from attnkit import manifest
 from attnkit.cli import main
@@ -9,7 +13,7 @@ from attnkit.grader.bench import EDITS, copy_solutions
 from attnkit.grader.grade import grade
 from attnkit.grader.runners import InProcessRunner
 from attnkit.grader.verify import mistake_overrides
-from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
+from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 from grading_support import assert_spec_shape, plan
 
 STEPS = [s.module for s in manifest.steps()]
@@ -101,3 +105,25 @@ def test_progress_goes_to_stderr_only(tmp_path, capsys):
     assert main(["grade", str(SOLUTIONS_DIR), str(EXERCISES_DIR), "--json", "--progress", "--jobs", "2"]) == 0
     out, err = capsys.readouterr()
     assert "[2/2]" in err and all(line.startswith("{") for line in out.splitlines())
+
+
+def test_killing_the_grader_mid_batch_loses_nothing_graded(tmp_path):
+    hang = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)", "while True:\n        pass")
+    paths = [str(SOLUTIONS_DIR)] + [copy_solutions(tmp_path / f"hang{k}", hang) for k in range(3)]
+    csv_file = tmp_path / "grades.csv"
+    journal = tmp_path / "grades.csv.journal.jsonl"
+    args = [sys.executable, "-m", "attnkit.cli", "grade", *paths, "--csv", str(csv_file), "--jobs", "1",
+            "--call-seconds", "1"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (journal.exists() and journal.read_text().count("\n") >= 1) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    graded = [json.loads(line)["record"]["submission"] for line in journal.read_text().splitlines()]
+    assert str(SOLUTIONS_DIR) in graded and len(graded) < len(paths)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+    if csv_file.exists():
+        assert list(csv.DictReader(csv_file.open()))[0]["score"] == "100"

@@ -18,6 +18,7 @@ def register(sub):
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
+    p.add_argument("--call-seconds", type=float, default=2.0, help="time limit of one call of the learner's code (default 2)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
     p.set_defaults(func=run)
 
@@ -42,7 +43,7 @@ def run(args):
     from .grader.journal import Journal
     from .grader.plan import Plan
     from .grader.runners import SandboxRunner
-    from .grader.sandbox import barrier_description
+    from .grader.sandbox import Limits, barrier_description
     from .grader.sandbox_zygote import ZygoteError
 
     plan = Plan()
@@ -74,7 +75,8 @@ def run(args):
     try:
         if not args.json:
             print(f"isolation: {barrier_description()}\n{POINTS_SPLIT}\n")
-        _, unreadable = batch.run(args.paths, plan, SandboxRunner(), args.jobs, journal, args.force, on_graded)
+        runner = SandboxRunner(Limits(call_seconds=args.call_seconds))
+        _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:
         write_csv(final=True)
         print(f"attnkit grade: the sandbox could not run, nothing more was graded: {err}", file=sys.stderr)
