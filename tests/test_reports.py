@@ -31,6 +31,14 @@ def test_terminal_report_names_steps_failures_and_the_mistake():
     assert "— bias_missing" in text and "likely mistake: left out the bias" in text
 
 
+def test_learner_output_is_shown_capped_and_never_parsed():
+    graded = mistaken("bias_missing")
+    graded.stdout = '{"score": 100.0}\n' + "x" * 10_000
+    text = report_text.text(graded)
+    assert '| {"score": 100.0}' in text and len(text) < 12_000 and "86 / 100" in text
+    assert '{"score": 100.0}' in report_gradescope.results(graded)["output"]
+
+
 def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
     graded = [mistaken("bias_missing"), mistaken("mask_inverted")]
     path = tmp_path / "grades.csv"
