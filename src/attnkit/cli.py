@@ -9,6 +9,7 @@ COMMAND_MODULES = (
     "attnkit.cmd_grade",
     "attnkit.cmd_verify",
     "attnkit.cmd_bench",
+    "attnkit.cmd_nbgrader",
 )
 
 

@@ -1,0 +1,29 @@
+"""`attnkit nbgrader-course DIR`: write an nbgrader course (config, instructor notebook, hidden cases)."""
+import sys
+
+from .nbgrader_course import DEFAULT_TIMEOUT, build
+
+
+def register(sub):
+    p = sub.add_parser("nbgrader-course", help="write an nbgrader course directory for the assignment 'attention'",
+                       description="Write DIR/nbgrader_config.py, DIR/source/attention/attention.ipynb and "
+                                   "DIR/hidden_tests/attention.json. Then, in DIR: nbgrader generate_assignment "
+                                   "attention. See docs/NBGRADER.md.")
+    p.add_argument("directory", metavar="DIR", help="the course folder (created if needed)")
+    p.add_argument("--course-id", default="attnkit", help="nbgrader's CourseDirectory.course_id (default: attnkit)")
+    p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
+                   help=f"seconds a notebook cell may run when nbgrader executes it (default: {DEFAULT_TIMEOUT})")
+    p.add_argument("--force", action="store_true", help="overwrite the files this command wrote before")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    try:
+        written = build(args.directory, course_id=args.course_id, timeout=args.timeout, force=args.force)
+    except FileExistsError as err:
+        print(f"attnkit nbgrader-course: {err}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: cd {args.directory} && nbgrader generate_assignment attention")
+    return 0

@@ -1,0 +1,65 @@
+"""Write an nbgrader course for the kit: config, the instructor's notebook and the hidden cases.
+
+    DIR/nbgrader_config.py                 per-cell timeout, deleted test cells put back, course id
+    DIR/source/attention/attention.ipynb   the instructor's notebook (notebook.py)
+    DIR/hidden_tests/attention.json        the hidden cases, read only by the hidden-tests blocks
+
+The hidden cases sit outside source/, so nbgrader copies them into no release, no autograded
+folder and no feedback; see docs/NBGRADER.md.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+from .notebook import ASSIGNMENT, hidden_cases, source_notebook
+from .runtime import HIDDEN_DIR
+
+DEFAULT_TIMEOUT = 30
+
+
+def config_text(course_id, timeout):
+    return f'''"""nbgrader configuration of the attnkit course (written by `attnkit nbgrader-course`)."""
+c = get_config()  # noqa: F821  (nbgrader provides get_config)
+
+c.CourseDirectory.course_id = {course_id!r}
+
+# A cell that runs longer than this (an endless loop in a submission) is interrupted and fails;
+# the cells after it still run.
+c.Execute.timeout = {timeout}
+c.ExecutePreprocessor.timeout = {timeout}
+
+# A test cell that a student deleted is put back from the instructor's notebook and graded.
+c.OverwriteCells.add_missing_cells = True
+
+# Each solution block of the instructor's notebook is followed by the step's own
+# `raise NotImplementedError("Step N (module.function) is not written yet ...")`, which the
+# released notebook keeps: the stub that replaces the block only needs to show where to write.
+c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE"}}
+'''
+
+
+def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
+    """{relative path: text} of every file the course needs."""
+    hidden = json.dumps(hidden_cases(), separators=(",", ":")) + "\n"
+    digest = hashlib.sha256(hidden.encode("utf-8")).hexdigest()
+    return {
+        Path("nbgrader_config.py"): config_text(course_id, timeout),
+        Path("source", ASSIGNMENT, f"{ASSIGNMENT}.ipynb"): json.dumps(source_notebook(digest), indent=1, ensure_ascii=False) + "\n",
+        Path(HIDDEN_DIR, f"{ASSIGNMENT}.json"): hidden,
+    }
+
+
+def build(course_dir, course_id="attnkit", timeout=DEFAULT_TIMEOUT, force=False):
+    """Write the course into `course_dir`; return the paths written.
+
+    Raises FileExistsError when one of the files is already there, unless `force`.
+    """
+    course_dir = Path(course_dir)
+    files = {course_dir / rel: text for rel, text in course_files(course_id, timeout).items()}
+    existing = [str(path) for path in files if path.exists()]
+    if existing and not force:
+        raise FileExistsError(f"already there: {', '.join(existing)} (--force overwrites them)")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(files)

@@ -1,0 +1,69 @@
+"""Cases of the catalogue as plain data for `runtime.StepChecks.run`, and as Python text for a cell.
+
+Argument specs stay as the catalogue writes them (the kernel builds them with the kit's own
+`build_arg`), except specs that call the reference solution: those, and every expected value, are
+computed here and stored as arrays, so the notebook never needs the solutions.
+"""
+import base64
+import math
+
+import numpy as np
+
+from .. import checks
+from ..cases import build_arg
+
+SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
+
+
+def encode_array(value):
+    arr = np.asarray(value)
+    if arr.size <= SMALL:
+        return {"array": arr.tolist(), "dtype": str(arr.dtype)}
+    return {"b64": base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii"),
+            "dtype": str(arr.dtype), "shape": list(arr.shape)}
+
+
+def _encode_arg(name, spec):
+    if name.startswith("*"):
+        return [_encode_arg("", s) for s in spec]
+    if isinstance(spec, dict) and "call" in spec:
+        return encode_array(build_arg(spec))
+    return spec
+
+
+def encode_case(case):
+    """The dict `StepChecks.run` takes for `case` (expected values computed by the reference now)."""
+    calls = case.build_calls()
+    expected = checks.expected_outputs(case, calls)
+    spec = {
+        "name": case.name,
+        "function": case.function,
+        "concept": case.concept,
+        "lesson": case.lesson,
+        "returns": list(case.returns),
+        "tolerance": case.tolerance,
+        "calls": [{arg: _encode_arg(arg, s) for arg, s in call.items()} for call in case.calls],
+        "expected": None if expected is None else [{part: encode_array(v) for part, v in out.items()} for out in expected],
+    }
+    if case.hint:
+        spec["hint"] = case.hint
+    if case.kind == "property":
+        spec["expect"] = case.expect
+    return spec
+
+
+def py_literal(value):
+    """`value` (dicts, lists, str, numbers, bool, None) as Python source; inf and nan spelled out."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")'
+    return repr(value)
+
+
+def case_call(spec, receiver="_checks"):
+    """The test-cell statement that runs one encoded case: one key per line, for reading."""
+    body = ",\n".join(f"    {py_literal(k)}: {py_literal(v)}" for k, v in spec.items())
+    return f"{receiver}.run({{\n{body},\n}})"

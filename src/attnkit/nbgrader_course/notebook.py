@@ -1,0 +1,125 @@
+"""The instructor's notebook of the course, made from solutions/, the case catalogue and the rubric.
+
+Cell conventions (`attnkit grade` reads submitted notebooks by them): a locked cell with
+shape_checks.py (grade_id "shape_checks"); a locked cell with the checking code; then per step a
+Markdown explanation, a solution cell (grade_id = the step module) holding the module's code
+without its imports of shape_checks / earlier steps, and a locked, autograded test cell (grade_id
+"test_<step module>", the rubric's points) with the public checks and, between nbgrader's hidden-tests
+markers, the call that runs the hidden ones.
+
+Each solution block ends in a `return`, and the builder adds after its END marker the line the stub
+of exercises/ has there, `raise NotImplementedError(<step and function>)`: dead code in this notebook,
+the line the student sees in the released one (nbgrader replaces the block by `# YOUR CODE HERE`).
+"""
+import ast
+import re
+
+from .. import manifest, rubric, stubs
+from ..cases import cases_for
+from ..paths import SOLUTIONS_DIR
+from . import embed, encode, texts
+
+ASSIGNMENT = "attention"
+CHECKS_CELL = "attnkit_checks"
+_DEF = re.compile(r"^\s*def (\w+)\(")
+_KIT_MODULES = {*manifest.provided_modules(), *(s.module for s in manifest.steps())}
+
+
+def step_code(step, solutions_dir=SOLUTIONS_DIR):
+    """The step module's source without its imports of the kit's own modules (one notebook namespace)."""
+    source = (solutions_dir / step.filename).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and node.module in _KIT_MODULES:
+            lines[node.lineno - 1:node.end_lineno] = [None] * (node.end_lineno - node.lineno + 1)
+    text = "\n".join(line for line in lines if line is not None)
+    return re.sub(r"\n{3,}(?=\S)", "\n\n\n", text).strip() + "\n"
+
+
+def solution_source(step, solutions_dir=SOLUTIONS_DIR):
+    """step_code() with the stub's `raise NotImplementedError(...)` after each solution block."""
+    out, function, block = [], None, None
+    for line in step_code(step, solutions_dir).splitlines():
+        stripped = line.strip()
+        match = _DEF.match(line)
+        if match and block is None:
+            function = match.group(1)
+        out.append(line)
+        if stripped == stubs.BEGIN:
+            block = []
+        elif stripped == stubs.END:
+            code = [b.strip() for b in block if b.strip() and not b.strip().startswith("#")]
+            if not code or not code[-1].startswith("return"):
+                raise ValueError(f"{step.filename}: the solution block of {function}() must end with its return")
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f"{indent}raise NotImplementedError({stubs.not_written_message(step, function)!r})")
+            block = None
+        elif block is not None:
+            block.append(line)
+    return "\n".join(out)
+
+
+def test_source(step, points, digest):
+    public = cases_for(step.module, "public")
+    hidden = cases_for(step.module, "hidden")
+    concepts = list(dict.fromkeys(c.concept for c in hidden))
+    lines = [
+        f"# Tests of step {step.number}: {points:g} points, all or nothing. The public checks below are the",
+        f"# cases of exercises/test_{step.module}.py; at grading, hidden checks run here too.",
+        f"_checks = _ak.StepChecks({step.module!r}, globals(), points={points:g}, hidden_concepts={encode.py_literal(concepts)})",
+        *(encode.case_call(encode.encode_case(c)) for c in public),
+    ]
+    if hidden:
+        lines += ["### BEGIN HIDDEN TESTS", f"_checks.run_hidden({ASSIGNMENT!r}, {digest!r})", "### END HIDDEN TESTS"]
+    lines.append("_checks.finish()")
+    return "\n".join(lines)
+
+
+def hidden_cases():
+    """{"steps": {step module: [encoded hidden case, …]}}: the file the hidden-tests block reads."""
+    return {"steps": {s.module: [encode.encode_case(c) for c in cases_for(s.module, "hidden")]
+                      for s in manifest.steps()}}
+
+
+def _nbgrader(grade_id, *, solution=False, grade=False, locked=False, points=None):
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _code(cell_id, source, metadata):
+    return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": metadata,
+            "outputs": [], "source": source}
+
+
+def _markdown(cell_id, source):
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": source}
+
+
+def source_notebook(digest, solutions_dir=SOLUTIONS_DIR):
+    """The source notebook (nbformat 4.5, as a dict); `digest` is the SHA-256 of the hidden-cases file."""
+    points = rubric.step_points()
+    shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
+    cells = [
+        _markdown("intro", texts.INTRO),
+        _code("shape_checks", shape_checks, _nbgrader("shape_checks", locked=True)),
+        _code(CHECKS_CELL, embed.cell_source(), _nbgrader(CHECKS_CELL, locked=True)),
+    ]
+    for step in manifest.steps():
+        worth = points[step.module]
+        cells += [
+            _markdown(f"about_{step.module}", texts.step_markdown(step, worth)),
+            _code(step.module, solution_source(step, solutions_dir), _nbgrader(step.module, solution=True)),
+            _code(f"test_{step.module}", test_source(step, worth, digest),
+                  _nbgrader(f"test_{step.module}", grade=True, locked=True, points=worth)),
+        ]
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+

@@ -1,0 +1,145 @@
+"""What the notebook's test cells run: a step's cases on the learner's functions, judged in the kernel.
+
+The course builder copies this module into a locked cell of the notebook, after attnkit's own
+judging code (`indexing`, parts of `cases` and `checks`), so the notebook needs nothing but numpy and
+its messages are the kit's. The package imports below are the lines that copy leaves out; in the
+package they keep this module importable, so the kit's tests can run it directly.
+
+A test cell makes one `StepChecks`, runs the step's public cases with `run`, the hidden ones with
+`run_hidden` (inside nbgrader's hidden-tests block, so that call is not in the released notebook)
+and ends with `finish`, which raises when anything failed: nbgrader then gives the cell 0 points.
+"""
+import base64
+import copy
+import hashlib
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..cases import build_arg, invoke, named_outputs
+from ..checks import Verdict, evaluate, teaching_message
+
+HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
+
+
+def decode(spec):
+    """An argument or expected value: a catalogue spec, or {"b64", "dtype", "shape"} for a stored array."""
+    if isinstance(spec, dict) and "b64" in spec:
+        raw = base64.b64decode(spec["b64"])
+        return np.frombuffer(raw, dtype=spec["dtype"]).reshape(spec["shape"]).copy()
+    return build_arg(spec)
+
+
+def build_call(call):
+    """The keyword arguments of one call ("*name" keys hold positional arguments, as in the catalogue)."""
+    return {arg: [decode(s) for s in spec] if arg.startswith("*") else decode(spec) for arg, spec in call.items()}
+
+
+class NotebookCase:
+    """The fields of `attnkit.cases.Case` that judging and the teaching messages read."""
+
+    def __init__(self, module, spec):
+        self.step = SimpleNamespace(module=module)
+        self.name = spec["name"]
+        self.function = spec["function"]
+        self.concept = spec["concept"]
+        self.lesson = spec["lesson"]
+        self.hint = spec.get("hint", "")
+        self.returns = tuple(spec["returns"])
+        self.tolerance = spec["tolerance"]
+        self.expect = spec.get("expect", {})
+
+
+def find_hidden(assignment, digest, start=None):
+    """The hidden cases, from <an ancestor of the working directory>/hidden_tests/<assignment>.json.
+
+    nbgrader runs the notebook in its own folder (source/…, autograded/<student>/…), below the course
+    root. A file whose SHA-256 is not `digest` (a copy a submission brought along) is passed over.
+    """
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        path = folder / HIDDEN_DIR / f"{assignment}.json"
+        if path.is_file():
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() == digest:
+                return json.loads(data)
+    raise FileNotFoundError(
+        f"the hidden tests ({HIDDEN_DIR}/{assignment}.json with SHA-256 {digest[:12]}…) were not found "
+        f"above {here}: run nbgrader in the course folder that `attnkit nbgrader-course` wrote, and "
+        "regenerate the course if you changed that file")
+
+
+class StepChecks:
+    """The checks of one step's test cell."""
+
+    def __init__(self, module, namespace, points, hidden_concepts=()):
+        self.module = module
+        self.namespace = namespace
+        self.points = points
+        self.hidden_concepts = list(hidden_concepts)
+        self.counts = {"public": [0, 0], "hidden": [0, 0]}  # [passed, run]
+        self.failures = []  # (visibility, text)
+        self.not_written = []  # NotImplementedError messages, once each
+
+    def run(self, spec, visibility="public"):
+        """Run one case (a dict made by the course builder) on the learner's function and judge it."""
+        case = NotebookCase(self.module, spec)
+        calls = [build_call(call) for call in spec["calls"]]
+        self.counts[visibility][1] += 1
+        verdict = self._verdict(case, spec, calls)
+        if verdict is None:
+            return
+        if verdict.passed:
+            self.counts[visibility][0] += 1
+        else:
+            self.failures.append((visibility, teaching_message(case, calls, verdict)))
+
+    def _verdict(self, case, spec, calls):
+        fn = self.namespace.get(case.function)
+        if not callable(fn):
+            return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
+                                             "first, and keep the function's name and signature")
+        raw = []
+        for kwargs in calls:
+            try:
+                raw.append(invoke(fn, copy.deepcopy(kwargs)))
+            except NotImplementedError as err:
+                if str(err) not in self.not_written:
+                    self.not_written.append(str(err))
+                return None
+            except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
+                return Verdict(False, "exception", f"raised {type(err).__name__}: {err}")
+        try:
+            results = [named_outputs(case.returns, value) for value in raw]
+        except ValueError as err:
+            return Verdict(False, "result", str(err))
+        expected = spec["expected"]
+        if expected is not None:
+            expected = [{part: decode(value) for part, value in call.items()} for call in expected]
+        return evaluate(case, calls, results, expected)
+
+    def run_hidden(self, assignment, digest):
+        """Run the step's hidden cases (the instructor's copy of the notebook only)."""
+        for spec in find_hidden(assignment, digest)["steps"][self.module]:
+            self.run(spec, "hidden")
+
+    def finish(self):
+        """Print the outcome; raise if any check failed (the cell then earns no points)."""
+        (public_ok, public_run), (hidden_ok, hidden_run) = self.counts["public"], self.counts["hidden"]
+        lines = [f"{self.module}: {public_ok} of {public_run} public checks passed"
+                 + (f", {hidden_ok} of {hidden_run} hidden checks passed" if hidden_run else "")]
+        failed = public_run + hidden_run - public_ok - hidden_ok
+        if not failed and not hidden_run and self.hidden_concepts:
+            lines.append("The hidden tests run at grading also check: " + "; ".join(self.hidden_concepts) + ".")
+        for text in self.not_written:
+            lines.append(f"\nnot written yet: {text}")
+        for visibility, text in self.failures:
+            lines.append(f"\nFAILED ({visibility} check): {text}")
+        print("\n".join(lines))
+        if self.not_written and len(self.failures) == 0:
+            raise NotImplementedError("\n".join(self.not_written))
+        if failed:
+            raise AssertionError(f"{self.module}: {failed} check(s) failed, see above. This cell earns its "
+                                 f"{self.points} points only when every check passes.")

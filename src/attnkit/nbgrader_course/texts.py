@@ -1,0 +1,66 @@
+"""The prose of the notebook: the opening cell and one short explanation per step (Markdown)."""
+
+LESSONS = ("Lesson 000 is *从零学大模型：Self-Attention —— 单头注意力* (one GPT-2 Small head, with the "
+           "llama.cpp numbers of Block 0 / Head 0); lesson 002 is *注意力机制，逐步算清* (hand-worked "
+           "examples and masks).")
+
+INTRO = f"""# Single-head causal self-attention, in numpy
+
+You will write, step by step, one attention head of GPT-2 Small (D = 768, 12 heads, D_h = 64) in the
+notation of the lessons:
+
+| name | meaning | shape |
+|---|---|---|
+| `Z` | LayerNorm output entering attention | `[T, D]` |
+| `W_Q, W_K, W_V`, `b_Q, b_K, b_V` | one head's weights and biases | `[D, D_h]`, `[D_h]` |
+| `Q, K, V` | queries, keys, values | `[T_q, D_h]`, `[T_k, D_h]`, `[T_k, D_h]` |
+| `kq` | raw scores `Q Kᵀ`, not scaled yet | `[T_q, T_k]` |
+| `M` | additive mask: `0` where visible, `-inf` where not | `[T_q, T_k]` |
+| `S` | `kq / sqrt(D_h) + M` | `[T_q, T_k]` |
+| `P` | `softmax(S)`, row by row | `[T_q, T_k]` |
+| `O` | `P V` | `[T_q, D_h]` |
+
+{LESSONS}
+
+**How to work.** Run the two provided cells below first. Then, for each step, replace every
+`raise NotImplementedError(...)` in the step's code cell with your code, run that cell, and run the
+test cell under it. A test cell prints what it expected, what it got and where to read. Later steps
+use your earlier functions (step 6 calls steps 1–5), so go in order.
+
+**Points.** Each step's test cell is worth that step's points, all or nothing: nbgrader gives a
+cell its points only when every check in it passes. The test cells you see run the public checks;
+at grading, hidden checks (other shapes, float32, batches of heads, KV-cache frames, …) run in the
+same cells, so passing everything here does not yet mean full marks. Do not delete or edit the
+test cells: they are restored from the instructor's copy when your notebook is graded.
+"""
+
+STEPS = {
+    "step1_projection": """Each row of `Z` is one token. The head projects every row with the same weights:
+`Q = Z W_Q + b_Q`, `K = Z W_K + b_K`, `V = Z W_V + b_V`. `Z` is on the left (rows are tokens), and the
+bias is added to every row. For GPT-2 Small a `[T, 768]` input becomes `[T, 64]`.""",
+    "step2_scores": """How well query `i` matches key `j` is the dot product `q_i · k_j`; all of them at
+once are `kq = Q Kᵀ` (llama.cpp's `kq`), transposing only the last two axes of `K` so a batch of 12
+heads `[12, T, 64]` still works. Before softmax the scores are divided by `sqrt(D_h)`: the head
+width, so `1/8` in GPT-2 Small, not the model width `D`.""",
+    "step3_masks": """A mask is a visibility table: `visible[i, j]` is True where query row `i` may read key
+column `j`. With a KV cache, query `i` of `T_q` new ones sits at position `past + i` with
+`past = T_k - T_q`, and may read keys `0 … past + i` (aligned bottom-right). Padding hides keys,
+causality hides the future, and a key is readable only if every table allows it. The additive
+mask `M` is `0` where visible and `-inf` where not. Other libraries give the same boolean table
+opposite meanings: the adapter functions convert this kit's table to what each API expects.""",
+    "step4_softmax": """`P = softmax(S)` turns each query's row of scores into weights that are non-negative and
+sum to 1. Subtract the row's largest score before `exp` so that scores like `+1000` do not
+overflow; a `-inf` score (a masked key) gets weight exactly 0, and a row with no visible key at
+all gives zeros, not NaN.""",
+    "step5_values": """Each query's output is a weighted sum of the value vectors: `o_i = Σ_j P[i, j] v_j`,
+i.e. `O = P V`, shape `[T_q, D_h]`. The weights act on `V`, not on `K`.""",
+    "step6_head": """Put the steps together: `S = kq / sqrt(D_h) + M`, `P = softmax(S)`, `O = P V`, with
+`M` from the causal table by default (bottom-right aligned, so a KV-cache step works).
+`attention_head` runs the whole head on `Z` and returns every intermediate tensor under
+llama.cpp's names (`kq`, `kq_soft_max`, `kqv`).""",
+}
+
+
+def step_markdown(step, points):
+    return (f"## Step {step.number}: {step.title}\n\n{STEPS[step.module]}\n\n"
+            f"Read: lesson {step.lesson}. The test cell below is worth **{points:g} points** (all or nothing).")

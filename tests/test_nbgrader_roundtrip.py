@@ -1,0 +1,274 @@
+"""The nbgrader round trip with nbgrader's own commands, in a temporary course (issue 4).
+
+`attnkit nbgrader-course` → `nbgrader generate_assignment` → five submissions (correct; the scale
+left out of step 6; an endless loop in step 4; a deleted test cell; untouched) → `nbgrader autograde`
+→ `nbgrader generate_feedback` → `nbgrader export`, then the scores of grades.csv and each cell's
+grade in the gradebook. Also: the release holds no solution and no hidden case; the released
+notebook runs in a real kernel and each step stops at its own NotImplementedError; the instructor's
+notebook passes every test in a kernel; `attnkit grade` scores a submitted notebook per step as it
+scores the same code in a folder.
+"""
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("nbgrader", reason="nbgrader is not installed (pip install -e '.[nbgrader]')")
+nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[nbgrader]')")
+nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pip install -e '.[nbgrader]')")
+
+from attnkit import manifest, rubric, stubs  # noqa: E402
+from attnkit.cases import cases_for  # noqa: E402
+from attnkit.nbgrader_course.notebook import step_code  # noqa: E402
+from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR  # noqa: E402
+
+TIMEOUT = 6  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
+POINTS = rubric.step_points()
+EXPECTED_SCORES = {
+    "correct": 100.0,
+    "scale_missing": 100.0 - POINTS["step6_head"],
+    "endless_loop": 100.0 - POINTS["step4_softmax"] - POINTS["step6_head"],  # step 6 calls softmax
+    "deleted_test_cell": 100.0,
+    "untouched": 0.0,
+}
+FAILING_CELLS = {
+    "correct": set(),
+    "scale_missing": {"test_step6_head"},
+    "endless_loop": {"test_step4_softmax", "test_step6_head"},
+    "deleted_test_cell": set(),
+    "untouched": {f"test_{s.module}" for s in manifest.steps()},
+}
+
+
+def run(args, cwd):
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"{args} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def nbgrader(*args, cwd):
+    return run([sys.executable, "-m", "nbgrader", *args], cwd)
+
+
+def finished(source):
+    """A solution cell as a learner who did the work would hand it in: no markers, no stub raise."""
+    lines, skip_next = [], False
+    for line in source.splitlines():
+        if skip_next:
+            skip_next = False
+            assert line.strip().startswith("raise NotImplementedError"), line
+            continue
+        if line.strip() == stubs.BEGIN:
+            continue
+        if line.strip() == stubs.END:
+            skip_next = True
+            continue
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def scale_missing(code):
+    """Step 6 with S = kq + M: the known mistake `scale_missing`."""
+    changed = code.replace("scale_scores(kq, D_h) + M", "kq + M")
+    assert changed != code, "solutions/step6_head.py no longer computes S = scale_scores(kq, D_h) + M"
+    return changed
+
+
+def endless_loop(code):
+    changed = code.replace(f"    {stubs.BEGIN}", f"    while True:  # the learner's endless loop\n        pass\n    {stubs.BEGIN}", 1)
+    assert changed != code
+    return changed
+
+
+def cell(nb, grade_id):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def submissions(source, release):
+    """{student: notebook}, each made from the released notebook as a learner would hand it in."""
+    def filled(change=None, module=None):
+        nb = nbformat.reads(nbformat.writes(release), as_version=4)
+        for step in manifest.steps():
+            code = cell(source, step.module).source
+            cell(nb, step.module).source = finished(change(code) if step.module == module else code)
+        return nb
+
+    deleted = filled()
+    deleted.cells.remove(cell(deleted, "test_step3_masks"))
+    return {
+        "correct": filled(),
+        "scale_missing": filled(scale_missing, "step6_head"),
+        "endless_loop": filled(endless_loop, "step4_softmax"),
+        "deleted_test_cell": deleted,
+        "untouched": release,
+    }
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root), "--timeout", str(TIMEOUT)], root)
+    nbgrader("generate_assignment", "attention", cwd=root)
+    source = nbformat.read(root / "source/attention/attention.ipynb", as_version=4)
+    release = nbformat.read(root / "release/attention/attention.ipynb", as_version=4)
+    for student, nb in submissions(source, release).items():
+        path = root / "submitted" / student / "attention" / "attention.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    autograde = nbgrader("autograde", "attention", cwd=root)
+    nbgrader("generate_feedback", "attention", cwd=root)
+    nbgrader("export", cwd=root)
+    return {"root": root, "source": source, "release": release, "autograde_log": autograde.stderr}
+
+
+def test_exported_scores(course):
+    with open(course["root"] / "grades.csv", newline="") as f:
+        rows = {row["student_id"]: row for row in csv.DictReader(f)}
+    assert {s: float(r["score"]) for s, r in rows.items()} == EXPECTED_SCORES
+    assert {float(r["max_score"]) for r in rows.values()} == {100.0}
+
+
+def test_each_test_cell_grade(course):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course['root'] / 'gradebook.db'}") as gb:
+        for student, failing in FAILING_CELLS.items():
+            for step in manifest.steps():
+                grade = gb.find_grade(f"test_{step.module}", "attention", "attention", student)
+                want = 0.0 if grade.cell.name in failing else POINTS[step.module]
+                assert (student, grade.cell.name, grade.score) == (student, grade.cell.name, want)
+
+
+def test_endless_loop_was_cut_by_the_cell_timeout(course):
+    nb = nbformat.read(course["root"] / "autograded/endless_loop/attention/attention.ipynb", as_version=4)
+    for grade_id in ("test_step4_softmax", "test_step6_head"):
+        errors = [o for o in cell(nb, grade_id).outputs if o.output_type == "error"]
+        assert errors and errors[-1].ename in ("CellTimeoutError", "KeyboardInterrupt"), grade_id
+    assert not [o for o in cell(nb, "test_step5_values").outputs if o.output_type == "error"]
+
+
+def test_deleted_test_cell_was_put_back_and_graded(course):
+    nb = nbformat.read(course["root"] / "autograded/deleted_test_cell/attention/attention.ipynb", as_version=4)
+    restored = cell(nb, "test_step3_masks")
+    assert "was missing from the submission" in restored.source
+    assert not [o for o in restored.outputs if o.output_type == "error"]
+    n = len(cases_for("step3_masks", "public"))
+    assert f"step3_masks: {n} of {n} public checks passed" in "".join(o.get("text", "") for o in restored.outputs)
+
+
+def test_release_holds_no_solution_and_no_hidden_case(course):
+    release = course["release"]
+    text = nbformat.writes(release)
+    for step in manifest.steps():
+        solution = cell(course["source"], step.module).source
+        region = re.findall(rf"{stubs.BEGIN}\n(.*?)\n\s*{stubs.END}", solution, flags=re.S)
+        for line in "\n".join(region).splitlines():
+            assert line.strip() not in {l.strip() for l in cell(release, step.module).source.splitlines()}, line
+        assert cell(release, step.module).source == stubs.strip_solutions(step_code(step), step).rstrip("\n")
+    public_seeds = {json.dumps(s) for c in cases_for(visibility="public") for s in _seeds(c.calls)}
+    for case in cases_for(visibility="hidden"):
+        assert case.name not in text
+        for seed in {json.dumps(s) for s in _seeds(case.calls)} - public_seeds:
+            assert f"'seed': {seed}" not in text and f'"seed": {seed}' not in text, (case.name, seed)
+    assert "BEGIN HIDDEN TESTS" not in text and "_checks.run_hidden(" not in text
+    hidden = json.loads((course["root"] / "hidden_tests/attention.json").read_text())
+    for specs in hidden["steps"].values():
+        for spec in specs:
+            for value in _stored_values(spec["expected"]):
+                assert value not in text, (spec["name"], value)
+    assert sorted(p.name for p in (course["root"] / "release/attention").iterdir()) == ["attention.ipynb"]
+
+
+def test_no_hidden_case_reaches_autograded_or_feedback_files(course):
+    root = course["root"]
+    for folder in ("autograded", "feedback"):
+        names = {p.name for p in (root / folder).rglob("*") if p.is_file()}
+        assert names <= {"attention.ipynb", "attention.html", "timestamp.txt"}, names
+    for html in (root / "feedback").rglob("*.html"):
+        text = html.read_text()
+        assert not [c.name for c in cases_for(visibility="hidden") if c.name in text]
+
+
+def test_released_notebook_stops_at_each_steps_not_implemented_error(course, tmp_path):
+    nb = nbformat.reads(nbformat.writes(course["release"]), as_version=4)
+    nbclient.NotebookClient(nb, timeout=60, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for step in manifest.steps():
+        assert not [o for o in cell(nb, step.module).outputs if o.output_type == "error"], step.module
+        errors = [o for o in cell(nb, f"test_{step.module}").outputs if o.output_type == "error"]
+        assert errors and errors[-1].ename == "NotImplementedError", step.module
+        assert f"Step {step.number} ({step.module}." in errors[-1].evalue
+
+
+def test_instructor_notebook_passes_every_test_in_a_kernel(course):
+    nb = nbformat.reads(nbformat.writes(course["source"]), as_version=4)
+    path = course["root"] / "source/attention"
+    nbclient.NotebookClient(nb, timeout=60, allow_errors=True, resources={"metadata": {"path": str(path)}}).execute()
+    errors = {c.id: o.evalue for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"}
+    assert errors == {}
+    for step in manifest.steps():
+        out = "".join(o.get("text", "") for o in cell(nb, f"test_{step.module}").outputs)
+        n_public, n_hidden = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
+        assert f"{n_public} of {n_public} public checks passed, {n_hidden} of {n_hidden} hidden" in out
+
+
+def _grade_json(paths, cwd):
+    result = run([sys.executable, "-m", "attnkit.cli", "grade", "--json", *map(str, paths)], cwd)
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def _per_step(graded):
+    steps = {}
+    for test in graded["tests"]:
+        steps[test["step"]] = round(steps.get(test["step"], 0.0) + test["score"], 6)
+    return steps
+
+
+def test_attnkit_grade_scores_a_notebook_like_the_same_folder(course, tmp_path):
+    pytest.importorskip("attnkit.cmd_grade", reason="`attnkit grade` has not landed")
+    folders = {"correct": SOLUTIONS_DIR, "untouched": EXERCISES_DIR}
+    mistake = tmp_path / "scale_missing"
+    shutil.copytree(SOLUTIONS_DIR, mistake, ignore=shutil.ignore_patterns("__pycache__"))
+    (mistake / "step6_head.py").write_text(scale_missing((mistake / "step6_head.py").read_text()))
+    folders["scale_missing"] = mistake
+    notebooks = [course["root"] / "submitted" / s / "attention/attention.ipynb" for s in folders]
+    graded = _grade_json([*notebooks, *folders.values()], tmp_path)
+    assert len(graded) == 2 * len(folders)
+    by_path = {g["submission"]: g for g in graded}
+    for student, folder in folders.items():
+        from_notebook = by_path[str(course["root"] / "submitted" / student / "attention/attention.ipynb")]
+        from_folder = by_path[str(folder)]
+        assert _per_step(from_notebook) == _per_step(from_folder), student
+    assert by_path[str(folders["correct"])]["score"] == 100.0
+    assert by_path[str(folders["untouched"])]["score"] == 0.0
+    assert "scale_missing" in by_path[str(mistake)]["diagnoses"]
+
+
+def _seeds(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "seed":
+                yield item
+            else:
+                yield from _seeds(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _seeds(item)
+
+
+def _stored_values(value):
+    """The texts of stored expected values: floats with many digits, base64 blobs."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _stored_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _stored_values(item)
+    elif isinstance(value, float) and len(repr(value)) > 8:
+        yield repr(value)
+    elif isinstance(value, str) and len(value) > 16:
+        yield value
