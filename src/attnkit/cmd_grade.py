@@ -64,7 +64,9 @@ def run(args):
         if args.json:
             sys.stdout.write(json.dumps(graded.as_spec()) + "\n")
         else:
-            print(report_text.text(graded) + (" (already graded; --force to regrade)" if skipped else "") + "\n")
+            if skipped:
+                print(f"{graded.submission}: already graded and unchanged since (--force to regrade)")
+            print(report_text.text(graded) + "\n")
         sys.stdout.flush()
         if args.gradescope:
             report_gradescope.write(gradescope_path(args, graded.submission), graded)

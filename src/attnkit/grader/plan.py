@@ -29,16 +29,16 @@ class PlannedCase:
 
 
 class Plan:
-    """The cases, their jobs and their points; `judge` memoises verdicts and diagnoses."""
+    """The cases, their jobs and their points; `remembered` memoises what judging a result gave."""
 
-    def __init__(self, selected=None):
+    def __init__(self):
         for step in manifest.steps():  # load them now: loading swaps sys.modules, unsafe once threads judge
             reference.reference_module(step.module)
         points = rubric.case_points()
         self.step_points = rubric.step_points()
         self.cases = []
         jobs = []
-        for case in selected if selected is not None else catalogue.all_cases():
+        for case in catalogue.all_cases():
             calls = case.build_calls()
             keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
             jobs += [Job(key, case.step.module, case.function, case.returns, kwargs)

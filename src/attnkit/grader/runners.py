@@ -44,4 +44,4 @@ class InProcessRunner:
         except NotImplementedError as err:
             return CallResult("not_done", None, str(err), "NotImplementedError", time.perf_counter() - start)
         except Exception as err:  # a mistake may raise, as a learner's code would
-            return CallResult("error", None, str(err), type(err).__name__, time.perf_counter() - start)
+            return CallResult("error", None, f"{type(err).__name__}: {err}", type(err).__name__, time.perf_counter() - start)
