@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..paths import SOLUTIONS_DIR
 from . import batch
+from .grade import grade
 from .plan import Plan
-from .runners import SandboxRunner
+from .runners import InProcessRunner, SandboxRunner
 
 # (file, text in the solution, replacement, the diagnosis it should get): one learner's slip each
 EDITS = (
@@ -75,11 +76,28 @@ def _sandbox_cpu():
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def _machine_busy():
+    """CPU seconds the whole machine has been busy so far, every process counted (Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = list(map(int, f.readline().split()[1:]))
+    except OSError:
+        return 0.0
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+
+
 def _timed(names, plan, runner, jobs):
-    """({name: Graded}, wall seconds, grader CPU seconds, sandbox CPU seconds)."""
-    start, cpu, sandbox = time.perf_counter(), time.process_time(), _sandbox_cpu()
+    """({name: Graded}, {"wall", "grader", "sandbox", "machine"}: seconds spent while grading them)."""
+    clocks = (time.perf_counter, time.process_time, _sandbox_cpu, _machine_busy)
+    before = [clock() for clock in clocks]
     done, _ = batch.run(names, plan, runner, jobs)
-    return done, time.perf_counter() - start, time.process_time() - cpu, _sandbox_cpu() - sandbox
+    return done, dict(zip(("wall", "grader", "sandbox", "machine"), (c() - b for c, b in zip(clocks, before))))
+
+
+def _own_work(plan):
+    """Seconds the calls of one submission take in this process, without a sandbox: the work itself."""
+    files = {f"{m}.py": "" for m in plan.steps}
+    return min(grade(plan, InProcessRunner(), files, "reference").seconds["calls"] for _ in range(3))
 
 
 def run(n, jobs, hanging, limits=None):
@@ -94,24 +112,26 @@ def run(n, jobs, hanging, limits=None):
         # warm-up, one of each kind: starts the sandbox and builds the diagnosis tables (once per run)
         warm = [copy_solutions(Path(folder) / f"warm{k}", edit) for k, edit in enumerate((None, *EDITS))]
         batch.run(warm, plan, runner, jobs)
-        graded, seconds, cpu, sandbox_cpu = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
-        hung, hang_seconds, _, _ = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, 0.0, 0, 0)
-    phases = [g.seconds for g in graded.values()]
-    mean = {key: sum(p[key] for p in phases) / len(phases) for key in ("run", "calls", "judge")}
+        graded, spent = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
+        hung, hang_spent = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, {"wall": 0.0})
+    count, cores = len(graded), os.cpu_count() or 1
+    ms = {key: 1000 * value / count for key, value in spent.items()}
+    judge = 1000 * sum(g.seconds["judge"] for g in graded.values()) / count
+    cpu = ms["grader"] + ms["sandbox"]
+    work = 1000 * _own_work(plan)
+    others = max(0.0, spent["machine"] - spent["grader"] - spent["sandbox"]) / spent["wall"]
     print(f"cases: {len(plan.cases)} ({len(plan.jobs)} calls per submission); plan built in {setup:.2f} s")
-    print(f"graded {len(graded)} submissions ({n - n_buggy} correct, {n_buggy} buggy) with --jobs {jobs} "
-          f"in {seconds:.2f} s: {len(graded) / seconds:.1f} submissions/s, {1000 * seconds / len(graded):.1f} ms each")
-    print(f"per submission (mean): sandbox {1000 * mean['run']:.1f} ms, of which the learner's calls "
-          f"{1000 * mean['calls']:.1f} ms; judging {1000 * mean['judge']:.1f} ms; overhead (all but the "
-          f"learner's calls) {1000 * (mean['run'] - mean['calls'] + mean['judge']):.1f} ms")
-    per = 1000 * (cpu + sandbox_cpu) / len(graded)
-    print(f"CPU per submission: {per:.1f} ms (grader {1000 * cpu / len(graded):.1f} ms, sandbox processes "
-          f"{1000 * sandbox_cpu / len(graded):.1f} ms): at most {1000 * (os.cpu_count() or 1) / per:.1f} "
-          f"submissions/s on {os.cpu_count()} idle cores")
+    print(f"graded {count} submissions ({n - n_buggy} correct, {n_buggy} buggy) with --jobs {jobs} in "
+          f"{spent['wall']:.2f} s: {count / spent['wall']:.1f} submissions/s ({ms['wall']:.1f} ms each)")
+    print(f"CPU per submission: {cpu:.1f} ms = grader process {ms['grader']:.1f} ms (judging {judge:.1f} ms) "
+          f"+ sandbox processes {ms['sandbox']:.1f} ms; the calls' own work is {work:.1f} ms (in-process), "
+          f"so the per-submission overhead is {cpu - work:.1f} ms")
+    print(f"capacity: {1000 * cores / cpu:.1f} submissions/s on {cores} idle cores; other processes kept "
+          f"{others:.1f} of the {cores} cores busy during the run")
     if hanging:
-        print(f"hanging: {len(hung)} submissions in {hang_seconds:.2f} s ({hang_seconds / len(hung):.2f} s each "
-              f"with --jobs {jobs}; each hanging call is stopped at the per-call limit "
-              f"{runner.limits.call_seconds:g} s)")
+        print(f"hanging: {len(hung)} submissions graded in {hang_spent['wall']:.2f} s with --jobs {jobs} (a hanging "
+              f"call is stopped at {runner.limits.call_seconds:g} s; after {runner.limits.max_timeouts_per_function} "
+              "timeouts a function is not called again)")
     wrong = [g.submission for name, g in graded.items() if (g.score == g.max_score) != (name in kinds["correct"])]
     wrong += [g.submission for g in hung.values() if g.score == g.max_score]
     buggy = [graded[name].score for name in kinds["buggy"]]
