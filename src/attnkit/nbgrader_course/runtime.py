@@ -133,13 +133,14 @@ class StepChecks:
         failed = public_run + hidden_run - public_ok - hidden_ok
         if not failed and not hidden_run and self.hidden_concepts:
             lines.append("The hidden tests run at grading also check: " + "; ".join(self.hidden_concepts) + ".")
-        for text in self.not_written:
+        own = sorted(self.not_written, key=lambda text: f"({self.module}." not in text)  # this step's first
+        for text in own:
             lines.append(f"\nnot written yet: {text}")
         for visibility, text in self.failures:
             lines.append(f"\nFAILED ({visibility} check): {text}")
         print("\n".join(lines))
         if self.not_written and len(self.failures) == 0:
-            raise NotImplementedError("\n".join(self.not_written))
+            raise NotImplementedError("\n".join(own))
         if failed:
             raise AssertionError(f"{self.module}: {failed} check(s) failed, see above. This cell earns its "
                                  f"{self.points} points only when every check passes.")

@@ -1,0 +1,164 @@
+"""The nbgrader course builder, in this process and without nbgrader: files, cell conventions, checks.
+
+The notebook's code cells are run here with `exec` in one namespace, as a kernel would run them;
+tests/test_nbgrader_roundtrip.py does the same through nbgrader's own commands and a real kernel.
+"""
+import contextlib
+import io
+import json
+import re
+import sys
+
+import pytest
+
+from attnkit import cli, manifest, rubric, stubs
+from attnkit.cases import cases_for
+from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
+from attnkit.nbgrader_course.embed import MODULE_NAME
+from attnkit.nbgrader_course.notebook import step_code
+
+STEPS = manifest.steps()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    assert cli.main(["nbgrader-course", str(root), "--timeout", "7", "--course-id", "demo"]) == 0
+    return root
+
+
+@pytest.fixture
+def source(course):
+    return json.loads((course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8"))
+
+
+def meta(cell):
+    return cell["metadata"].get("nbgrader", {})
+
+
+def code_cell(nb, grade_id):
+    return next(c for c in nb["cells"] if meta(c).get("grade_id") == grade_id)
+
+
+def run_cells(nb, cwd, monkeypatch):
+    """{grade_id: (printed text, exception or None)} of every code cell run in order, like a kernel."""
+    monkeypatch.chdir(cwd)
+    namespace, outcome = {"__name__": "__main__"}, {}
+    try:
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            out, error = io.StringIO(), None
+            with contextlib.redirect_stdout(out):
+                try:
+                    exec(compile(cell["source"], cell["id"], "exec"), namespace)
+                except Exception as err:  # a failing test cell, as the kernel would show it
+                    error = err
+            outcome[meta(cell).get("grade_id")] = (out.getvalue(), error)
+    finally:
+        sys.modules.pop(MODULE_NAME, None)
+    return outcome
+
+
+def test_writes_config_notebook_and_hidden_cases(course):
+    config = (course / "nbgrader_config.py").read_text()
+    for line in ("c.CourseDirectory.course_id = 'demo'", "c.Execute.timeout = 7", "c.ExecutePreprocessor.timeout = 7",
+                 "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}'):
+        assert line in config
+    assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == [
+        "hidden_tests/attention.json", "nbgrader_config.py", "source/attention/attention.ipynb"]
+
+
+def test_refuses_to_overwrite_without_force(course, capsys):
+    assert cli.main(["nbgrader-course", str(course)]) == 1
+    assert "--force" in capsys.readouterr().err
+    with pytest.raises(FileExistsError):
+        build(course)
+
+
+def test_cell_conventions(source):
+    points = rubric.step_points()
+    ids = [meta(c).get("grade_id") for c in source["cells"] if c["cell_type"] == "code"]
+    assert ids == ["shape_checks", "attnkit_checks", *[x for s in STEPS for x in (s.module, f"test_{s.module}")]]
+    for cell in source["cells"]:
+        if cell["cell_type"] == "code":
+            assert meta(cell)["schema_version"] == 3
+    assert meta(code_cell(source, "shape_checks"))["locked"] and meta(code_cell(source, "attnkit_checks"))["locked"]
+    for step in STEPS:
+        solution, test = code_cell(source, step.module), code_cell(source, f"test_{step.module}")
+        assert (meta(solution)["solution"], meta(solution)["grade"], meta(solution)["locked"]) == (True, False, False)
+        assert stubs.BEGIN in solution["source"] and stubs.END in solution["source"]
+        assert not re.search(r"^(from|import) (shape_checks|step\d)", solution["source"], flags=re.M)
+        assert (meta(test)["grade"], meta(test)["locked"], meta(test)["points"]) == (True, True, points[step.module])
+        hidden = "### BEGIN HIDDEN TESTS" in test["source"] and "### END HIDDEN TESTS" in test["source"]
+        assert hidden == bool(cases_for(step.module, "hidden"))
+        assert test["source"].count("_checks.run({") == len(cases_for(step.module, "public"))
+        previous = source["cells"][source["cells"].index(solution) - 1]
+        assert previous["cell_type"] == "markdown" and f"Step {step.number}" in previous["source"]
+    assert sum(meta(c).get("points", 0) for c in source["cells"]) == 100
+
+
+def test_instructor_notebook_passes_everything(course, source, monkeypatch):
+    outcome = run_cells(source, course / "source" / ASSIGNMENT, monkeypatch)
+    assert {k: v[1] for k, v in outcome.items() if v[1] is not None} == {}
+    for step in STEPS:
+        n, m = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
+        assert f"{step.module}: {n} of {n} public checks passed, {m} of {m} hidden checks passed" in outcome[f"test_{step.module}"][0]
+
+
+def released(source):
+    """The notebook as a learner gets it: stubs instead of solutions, no hidden-tests blocks."""
+    nb = json.loads(json.dumps(source))
+    for step in STEPS:
+        code_cell(nb, step.module)["source"] = stubs.strip_solutions(step_code(step), step)
+        test = code_cell(nb, f"test_{step.module}")
+        lines = test["source"].splitlines()
+        if "### BEGIN HIDDEN TESTS" in lines:
+            del lines[lines.index("### BEGIN HIDDEN TESTS"):lines.index("### END HIDDEN TESTS") + 1]
+        test["source"] = "\n".join(lines)
+    return nb
+
+
+def test_stubs_stop_at_each_steps_not_implemented_error(source, tmp_path, monkeypatch):
+    outcome = run_cells(released(source), tmp_path, monkeypatch)
+    for step in STEPS:
+        printed, error = outcome[f"test_{step.module}"]
+        assert isinstance(error, NotImplementedError), step.module
+        assert str(error).startswith(f"Step {step.number} ({step.module}.")
+
+
+def test_public_checks_pass_and_name_what_the_hidden_tests_check(source, tmp_path, monkeypatch):
+    nb = released(source)
+    for step in STEPS:
+        code_cell(nb, step.module)["source"] = step_code(step)
+    outcome = run_cells(nb, tmp_path, monkeypatch)
+    printed, error = outcome["test_step4_softmax"]
+    assert error is None
+    assert "hidden tests run at grading also check: " in printed
+    assert "float32 scores give float32 weights" in printed
+
+
+def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monkeypatch):
+    nb = json.loads(json.dumps(source))
+    head = code_cell(nb, "step6_head")
+    head["source"] = head["source"].replace("scale_scores(kq, D_h) + M", "kq + M")
+    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)
+    printed, error = outcome["test_step6_head"]
+    assert isinstance(error, AssertionError) and "24 points" in str(error)
+    assert "FAILED (public check): step6_head.attention — the whole head on the lesson's 2×4 example" in printed
+    assert "FAILED (hidden check)" in printed and "read: lesson" in printed
+    assert all(outcome[f"test_{s.module}"][1] is None for s in STEPS if s.module != "step6_head")
+
+
+def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path):
+    text = (course / runtime.HIDDEN_DIR / f"{ASSIGNMENT}.json").read_bytes()
+    digest = code_cell(source, "test_step1_projection")["source"].split("run_hidden(")[1].split("'")[3]
+    deep = course / "autograded" / "student" / ASSIGNMENT
+    deep.mkdir(parents=True)
+    assert runtime.find_hidden(ASSIGNMENT, digest, start=deep) == json.loads(text)
+    forged = deep / runtime.HIDDEN_DIR
+    forged.mkdir()
+    (forged / f"{ASSIGNMENT}.json").write_text('{"steps": {}}')
+    assert runtime.find_hidden(ASSIGNMENT, digest, start=deep) == json.loads(text)
+    with pytest.raises(FileNotFoundError, match="attnkit nbgrader-course"):
+        runtime.find_hidden(ASSIGNMENT, "0" * 64, start=deep)
