@@ -43,18 +43,26 @@ def plain_array(value):
     return arr
 
 
-def encode(header, arrays=()):
-    """Bytes of one message: `header` (a JSON-able dict) plus `arrays`, a list of (name, value, scalar).
-
-    `scalar` marks a numpy scalar the receiver should turn back into one (arr[()]).
-    """
+def encode_arrays(arrays):
+    """(specs, payload) for `arrays`, a list of (name, value, scalar); `scalar` marks a numpy
+    scalar the receiver should turn back into one (arr[()])."""
     specs, chunks = [], []
     for name, value, scalar in arrays:
         arr = plain_array(value)
         specs.append({"name": name, "dtype": arr.dtype.str, "shape": list(arr.shape), "scalar": bool(scalar)})
         chunks.append(arr.tobytes())
-    head = json.dumps({**header, "arrays": specs}).encode("utf-8")
-    return b"".join([_LENGTH.pack(len(head)), head, *chunks])
+    return specs, b"".join(chunks)
+
+
+def frame(header, specs=(), payload=b""):
+    """Bytes of one message from a header and encoded arrays."""
+    head = json.dumps({**header, "arrays": list(specs)}).encode("utf-8")
+    return b"".join([_LENGTH.pack(len(head)), head, payload])
+
+
+def encode(header, arrays=()):
+    """Bytes of one message: `header` (a JSON-able dict) plus `arrays` (see encode_arrays)."""
+    return frame(header, *encode_arrays(arrays))
 
 
 def _array_specs(header, max_payload):
@@ -88,19 +96,34 @@ class Reader:
 
     def exact(self, n, deadline=None):
         """n bytes; before `deadline` (time.monotonic) if given, else TimeoutError. EOFError at EOF."""
+        if n - len(self.buf) > 1 << 16:  # a large payload: receive the rest in place, without copies
+            data, got = bytearray(n), len(self.buf)
+            data[:got] = self.buf
+            self.buf = bytearray()
+            view = memoryview(data)
+            while got < n:
+                self._wait(deadline)
+                k = self.sock.recv_into(view[got:], n - got)
+                if k == 0:
+                    raise EOFError("the other side closed the socket")
+                got += k
+            return data
         while len(self.buf) < n:
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError("no answer in time")
-                self.sock.settimeout(remaining)
-            chunk = self.sock.recv(max(1 << 16, n - len(self.buf)))
+            self._wait(deadline)
+            chunk = self.sock.recv(1 << 16)
             if not chunk:
                 raise EOFError("the other side closed the socket")
             self.buf += chunk
         data = self.buf[:n]
         del self.buf[:n]
         return data
+
+    def _wait(self, deadline):
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("no answer in time")
+            self.sock.settimeout(remaining)
 
 
 def read_message(recv_exact, max_header, max_payload):
