@@ -4,6 +4,7 @@ import json
 import pytest
 
 from attnkit.grader.bench import EDITS, copy_solutions
+from attnkit.grader.notebook import step_sources
 from attnkit.grader.sandbox import Limits
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
 from grading_support import assert_only_functions_lost, assert_spec_shape, grade_path, notebook, run_cli
@@ -82,6 +83,20 @@ def test_notebook_without_metadata_and_with_a_bug(tmp_path):
     graded = grade_path(notebook(buggy, tmp_path / "buggy.ipynb", tagged=False))
     assert_only_functions_lost(graded, {("step2_scores", "scale_scores")})
     assert graded.diagnoses == ["scale_missing"]
+
+
+def test_one_untagged_cell_may_hold_several_steps():
+    cells = [{"cell_type": "code", "metadata": {}, "source": "%%time\nprint(1)\n"},
+             {"cell_type": "code", "metadata": {}, "source": "import math\n!ls\n"},
+             {"cell_type": "code", "metadata": {},
+              "source": "from step4_softmax import (\n    softmax)\ndef softmax(S):\n    return S\n\n"
+                        "def weighted_sum(P, V):\n    return P @ V\n"}]
+    sources = step_sources(json.dumps({"cells": cells}))
+    assert sorted(sources) == ["step4_softmax.py", "step5_values.py"]
+    for text in sources.values():
+        assert text.startswith("from shape_checks import *\nimport math\n")
+        assert "def softmax" in text and "def weighted_sum" in text and "from step4_softmax" not in text
+        compile(text, "step.py", "exec")
 
 
 def test_unreadable_notebook_scores_0_with_the_reason(tmp_path):

@@ -29,15 +29,16 @@ def step_sources(text):
         raise NotebookError(f"not a readable .ipynb notebook ({type(err).__name__}: {err})") from None
     code = [(_grade_id(cell), _python(cell)) for cell in cells
             if isinstance(cell, dict) and cell.get("cell_type") == "code"]
-    owner = {}  # cell index -> step module
+    cells_of = {}  # step module -> indices of its code cells (a cell may serve several steps)
     for step in manifest.steps():
         tagged = [k for k, (grade_id, _) in enumerate(code) if grade_id == step.module]
-        for k in tagged or [k for k, (_, src) in enumerate(code) if _defines(src) & {f.name for f in step.functions}]:
-            owner.setdefault(k, step.module)
-    shared_imports = [line for k, (_, src) in enumerate(code) if k not in owner for line in _imports(src)]
+        cells_of[step.module] = tagged or [k for k, (_, src) in enumerate(code)
+                                           if _defines(src) & {f.name for f in step.functions}]
+    used = {k for cells in cells_of.values() for k in cells}
+    shared_imports = [line for k, (_, src) in enumerate(code) if k not in used for line in _imports(src)]
     sources = {}
     for step in manifest.steps():
-        body = [_without_kit_imports(src) for k, (_, src) in enumerate(code) if owner.get(k) == step.module]
+        body = [_without_kit_imports(code[k][1]) for k in cells_of[step.module]]
         if body:
             header = ["from shape_checks import *", *(f"from {dep} import *" for dep in step.depends_on), *shared_imports]
             sources[step.filename] = "\n".join(header) + "\n\n" + "\n\n".join(body) + "\n"
