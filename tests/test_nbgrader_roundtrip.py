@@ -27,7 +27,7 @@ from attnkit.cases import cases_for  # noqa: E402
 from attnkit.nbgrader_course.notebook import step_code  # noqa: E402
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR  # noqa: E402
 
-TIMEOUT = 6  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
+TIMEOUT = 8  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
 POINTS = rubric.step_points()
 EXPECTED_SCORES = {
     "correct": 100.0,
