@@ -231,6 +231,28 @@ def softmax(S):
     assert_correct(run, others("softmax#0", "softmax#1"))
 
 
+def test_a_step_that_leaves_a_thread_behind_does_not_share_its_process_with_the_next_step():
+    step1 = """
+import os, threading, time
+def _saboteur():  # waits in the background until step 3 runs, then takes the process down
+    for _ in range(500):
+        if os.path.exists("step3-started"):
+            os._exit(9)
+        time.sleep(0.01)
+threading.Thread(target=_saboteur, daemon=True).start()
+"""
+    step3 = """
+_reference_causal_visible = causal_visible
+def causal_visible(n_query, n_key=None):
+    import time
+    open("step3-started", "w").close()
+    time.sleep(0.1)
+    return _reference_causal_visible(n_query, n_key)
+"""
+    sources = with_code("step3_masks", step3, with_code("step1_projection", step1))
+    assert_correct(run_submission(sources, JOBS), others())
+
+
 # ------------------------------------------------------------------ output and the protocol channel
 
 def test_output_is_captured_from_python_and_c_level_and_never_parsed():

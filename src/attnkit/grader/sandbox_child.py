@@ -37,6 +37,7 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
+BASELINE = None  # numpy's and builtins' namespaces and numpy's error state, as the zygote left them
 
 
 # ---------------------------------------------------------------- the barrier (zygote, as root)
@@ -306,12 +307,9 @@ class Submission:
     """The learner's modules of a group of steps, with the reference modules they import."""
 
     def __init__(self, sock):
-        import builtins
-        import numpy as np
         self.sock = sock
         self.modules, self.filenames = {}, set()
-        self.np, self.builtins = np, builtins
-        self.start = (dict(np.__dict__), dict(builtins.__dict__), np.geterr(), sys.stdout, sys.stderr)
+        self.streams = (sys.stdout, sys.stderr)
 
     def serve(self):
         ops = {"load": self.load, "call": self.call, "tidy": self.tidy}
@@ -381,13 +379,15 @@ class Submission:
     def tidy(self, header, arrays):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,
         builtins and sys.stdout/stderr unpatched (new attributes, e.g. a lazy numpy submodule, are fine)."""
-        np_dict, builtins_dict, err, out, errout = self.start
+        import builtins
+        import numpy as np
+        np_dict, builtins_dict, err = BASELINE
         clean = (len(os.listdir("/proc/self/task")) == 1 and not _children_of(os.getpid(), everyone=True)
                  and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
                                                              signal.ITIMER_PROF))
-                 and all(self.np.__dict__.get(k) is v for k, v in np_dict.items())
-                 and all(self.builtins.__dict__.get(k) is v for k, v in builtins_dict.items())
-                 and self.np.geterr() == err and sys.stdout is out and sys.stderr is errout)
+                 and all(np.__dict__.get(k) is v for k, v in np_dict.items())
+                 and all(builtins.__dict__.get(k) is v for k, v in builtins_dict.items())
+                 and np.geterr() == err and (sys.stdout, sys.stderr) == self.streams)
         return encode({"nonce": header["nonce"], "clean": clean})
 
     def _describe(self, err):
@@ -466,6 +466,10 @@ def main():
     except BaseException as err:  # noqa: BLE001 - report why, then give up
         ctl.sendall(encode({"op": "failed", "error": f"{type(err).__name__}: {err}"}))
         return
+    global BASELINE
+    import builtins
+    import numpy as np
+    BASELINE = (dict(np.__dict__), dict(builtins.__dict__), np.geterr())  # what Submission.tidy expects
     gc.freeze()  # children's garbage collections skip the zygote's objects: fewer copied pages
     ctl.sendall(encode({"op": "ready", "barrier": barrier}))
     Zygote(ctl).serve()

@@ -106,9 +106,9 @@ class SubmissionRunner:
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
         for group in step_groups(list(by_step)):
-            for step in group:
+            for k, step in enumerate(group):
                 self._run_step(step, by_step[step], results)
-                if self.sock is not None and not self._tidy():
+                if k + 1 < len(group) and self.sock is not None and not self._tidy():
                     self._end_child()
             self._end_child()
         return results
@@ -179,19 +179,15 @@ class SubmissionRunner:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
-                nonce = secrets.token_hex(8)
-                message = self._request(queue[0], nonce)  # cheap: the arguments are encoded once
-                if inflight and outstanding + len(message) > _WINDOW_BYTES:
+                nonce, (kwargs, specs, payload) = secrets.token_hex(8), _encoded_arguments(queue[0])
+                size = len(payload) + 1024  # the header is well under 1 kB
+                if inflight and outstanding + size > _WINDOW_BYTES:
                     break
                 if not inflight:
                     since = time.monotonic()
-                try:
-                    self.sock.settimeout(self.limits.call_seconds)
-                    self.sock.sendall(message)
-                except OSError:
-                    pass  # the child is gone or stuck: reading its answer says which
-                inflight.append((queue.popleft(), nonce, len(message)))
-                outstanding += len(message)
+                self._send(queue[0], nonce, kwargs, specs, payload)
+                inflight.append((queue.popleft(), nonce, size))
+                outstanding += size
             if not inflight:
                 return
             job, nonce, size = inflight.popleft()
@@ -249,11 +245,18 @@ class SubmissionRunner:
         self.present |= {name for name, _ in deps} | {step}
         return None
 
-    def _request(self, job, nonce):
-        kwargs, specs, payload = _encoded_arguments(job)
-        return frame({"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
-                      "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs},
-                     specs, payload)
+    def _send(self, job, nonce, kwargs, specs, payload):
+        header = {"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
+                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs}
+        try:
+            self.sock.settimeout(self.limits.call_seconds)
+            if len(payload) > _WINDOW_BYTES:  # large: send it as it is rather than copy it into the frame
+                self.sock.sendall(frame(header, specs))
+                self.sock.sendall(payload)
+            else:
+                self.sock.sendall(frame(header, specs, payload))
+        except OSError:
+            pass  # the child is gone or stuck: reading its answer says which
 
     def _answer(self, job, nonce, since):
         """The CallResult of `job` from the child's next answer, due `call_seconds` after `since`."""
