@@ -83,6 +83,11 @@ def run(args):
         write_csv(final=True)
         print(f"attnkit grade: the sandbox could not run, nothing more was graded: {err}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        write_csv(final=True)
+        kept = f"; they are in {path}" if path else ""
+        print(f"attnkit grade: interrupted after {len(graded_so_far)} submissions{kept}", file=sys.stderr)
+        return 130
     write_csv(final=True)
     for name, why in unreadable.items():
         print(f"attnkit grade: not graded: {why}", file=sys.stderr)
