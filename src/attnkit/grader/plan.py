@@ -16,7 +16,7 @@ from .. import checks, manifest, reference, rubric
 from ..paths import CASES_DIR, DATA_DIR, SOLUTIONS_DIR
 from .sandbox import Job
 
-_MEMO_LIMIT = 50_000  # verdicts remembered per run; past that the memo starts again
+_MEMO_LIMIT = 10_000  # results remembered per run (a few kB each); past that the memo starts again
 
 
 @dataclass(frozen=True)
