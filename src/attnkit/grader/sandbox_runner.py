@@ -6,6 +6,7 @@ reference versions. So no child ever holds the reference of a step it grades. A 
 replaced before the next step whenever the previous one left something behind (a thread, a process,
 a timer, a patched numpy or builtins), and after any crash, timeout, garbled answer or failed import.
 """
+import itertools
 import marshal
 import secrets
 import time
@@ -95,6 +96,11 @@ class SubmissionRunner:
         self.holder, self.replace, self.sources, self.limits = holder, replace, sources, limits
         self.child_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": 120}
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
+        self._nonces = itertools.count()
+        self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
+
+    def _nonce(self):
+        return f"{self._prefix}{next(self._nonces)}"
 
     @property
     def zygote(self):
@@ -105,16 +111,21 @@ class SubmissionRunner:
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
-        for group in step_groups(list(by_step)):
+        groups = step_groups(list(by_step))
+        for g, group in enumerate(groups):
             for k, step in enumerate(group):
                 self._run_step(step, by_step[step], results)
                 if k + 1 < len(group) and self.sock is not None and not self._tidy():
                     self._end_child()
-            self._end_child()
+            if g + 1 < len(groups):
+                self._end_child()  # the last child is ended by finish()
         return results
 
     def finish(self):
         """Kill what is left; return the captured (stdout, stderr), capped together."""
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
         out, err, totals = self.zygote.finish(self.limits.output_bytes)
         cap = self.limits.output_bytes
         keep_out = min(len(out), max(cap // 2, cap - len(err)))
@@ -179,7 +190,7 @@ class SubmissionRunner:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
-                nonce, (kwargs, specs, payload) = secrets.token_hex(8), _encoded_arguments(queue[0])
+                nonce, (kwargs, specs, payload) = self._nonce(), _encoded_arguments(queue[0])
                 size = len(payload) + 1024  # the header is well under 1 kB
                 if inflight and outstanding + size > _WINDOW_BYTES:
                     break
@@ -208,7 +219,7 @@ class SubmissionRunner:
         """Send one request to the child and wait for its answer: (header, arrays, seconds).
 
         Raises TimeoutError, EOFError/OSError (the child died) or WireError (garbled answer)."""
-        nonce = secrets.token_hex(8)
+        nonce = self._nonce()
         start = time.monotonic()
         deadline = start + self.limits.call_seconds
         self.sock.settimeout(self.limits.call_seconds)
