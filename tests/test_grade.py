@@ -5,8 +5,8 @@ import pytest
 
 from attnkit.grader.bench import EDITS, copy_solutions
 from attnkit.grader.notebook import step_sources
-from attnkit.grader.sandbox import Limits
-from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
+from attnkit.grader.sandbox import Limits, barrier_description
+from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 from grading_support import assert_only_functions_lost, assert_spec_shape, grade_path, notebook, run_cli
 
 FAKE_JSON = '{"submission": "x", "score": 100.0, "max_score": 100.0, "tests": [], "diagnoses": []}'
@@ -133,6 +133,15 @@ ATTACKS = {
         "step5_values", "weighted_sum",
         "class _Liar:\n    def __array__(self, *a, **k):\n        raise SystemExit\n    def __eq__(self, other):\n"
         "        return True\ndef weighted_sum(P, V):\n    return _Liar()\n"),
+    "segfault": ("step5_values", "weighted_sum", "def weighted_sum(P, V):\n    import ctypes\n    ctypes.string_at(0)\n"),
+    "steal_the_reference": (
+        "step4_softmax", "softmax",
+        "import glob, os, sys, importlib.util\ndef softmax(S):\n"
+        "    for path in glob.glob('ROOT/solutions/*4_softmax.py') + glob.glob('/work/*/solutions/*4_softmax.py'):\n"
+        "        sys.path.insert(0, os.path.dirname(path))\n"
+        "        spec = importlib.util.spec_from_file_location('stolen', path)\n"
+        "        module = importlib.util.module_from_spec(spec)\n        spec.loader.exec_module(module)\n"
+        "        return module.softmax(S)\n    raise RuntimeError('no reference found')\n"),
     "syntax_error": ("step4_softmax", "softmax", "def softmax(S)\n    return S\n"),
     "child_processes": (
         "step3_masks", "to_torch_sdpa_mask",
@@ -146,8 +155,10 @@ def test_adversarial_submission_scores_no_more_than_it_earned(tmp_path, attack):
     step, function, code = ATTACKS[attack]
     folder = copy_solutions(tmp_path / "s")
     path = tmp_path / "s" / f"{step}.py"
-    path.write_text(path.read_text(encoding="utf-8") + "\n\n" + code.replace("MARKER", str(tmp_path / "pwned")),
-                    encoding="utf-8")
+    if attack == "steal_the_reference" and "private mount namespace" not in barrier_description():
+        pytest.skip("no OS barrier on this machine: the kit's files are readable (docs/SECURITY.md)")
+    code = code.replace("MARKER", str(tmp_path / "pwned")).replace("ROOT", str(ROOT))
+    path.write_text(path.read_text(encoding="utf-8") + "\n\n" + code, encoding="utf-8")
     graded = grade_path(folder, Limits(call_seconds=0.5))
     assert_only_functions_lost(graded, {(step, function)})
     assert not (tmp_path / "pwned").exists()
