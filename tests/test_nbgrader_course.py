@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from attnkit import cli, manifest, rubric, stubs
+from attnkit import cli, manifest, mistakes, rubric, stubs
 from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
 from attnkit.nbgrader_course.embed import MODULE_NAME
@@ -147,6 +147,7 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     assert isinstance(error, AssertionError) and "24 points" in str(error)
     assert "FAILED (public check): step6_head.attention — the whole head on the lesson's 2×4 example" in printed
     assert "FAILED (hidden check)" in printed and "read: lesson" in printed
+    assert f"likely mistake: {mistakes.describe('scale_missing')}" in printed  # as the public tests say it
     assert all(outcome[f"test_{s.module}"][1] is None for s in STEPS if s.module != "step6_head")
 
 

@@ -144,6 +144,12 @@ def test_each_test_cell_grade(course):
                 assert (student, grade.cell.name, grade.score) == (student, grade.cell.name, want)
 
 
+def test_feedback_names_the_mistake_of_public_and_hidden_checks(course):
+    html = (course["root"] / "feedback/scale_missing/attention/attention.html").read_text()
+    assert "FAILED (public check)" in html and "FAILED (hidden check)" in html
+    assert "likely mistake: no 1/sqrt(D_h)" in html
+
+
 def test_endless_loop_was_cut_by_the_cell_timeout(course):
     nb = nbformat.read(course["root"] / "autograded/endless_loop/attention/attention.ipynb", as_version=4)
     for grade_id in ("test_step4_softmax", "test_step6_head"):

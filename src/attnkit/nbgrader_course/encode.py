@@ -5,12 +5,14 @@ Argument specs stay as the catalogue writes them (the kernel builds them with th
 computed here and stored as arrays, so the notebook never needs the solutions.
 """
 import base64
+import copy
 import math
+import warnings
 
 import numpy as np
 
-from .. import checks
-from ..cases import build_arg
+from .. import checks, mistakes
+from ..cases import build_arg, invoke, named_outputs, pick
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
@@ -31,8 +33,36 @@ def _encode_arg(name, spec):
     return spec
 
 
-def encode_case(case):
-    """The dict `StepChecks.run` takes for `case` (expected values computed by the reference now)."""
+def known_mistakes(case, calls, expected):
+    """The catalogued mistakes that fail `case`, in diagnosis order, with what each one returns or raises.
+
+    The notebook names the first one whose results the learner's match (`runtime.StepChecks`), as
+    `attnkit.mistakes.diagnose` does for the public tests and the grader.
+    """
+    found = []
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for code in mistakes.catalogue():
+            for function in mistakes.variants(code, case.step.module, case.function):
+                entry = {"code": code, "text": mistakes.describe(code)}
+                try:
+                    results = [named_outputs(case.returns, invoke(function, copy.deepcopy(kw))) for kw in calls]
+                except Exception as err:  # noqa: BLE001 — the error this mistake makes is what we match
+                    found.append({**entry, "error": [type(err).__name__, str(err)]})
+                    continue
+                if not checks.evaluate(case, calls, results, expected).passed:
+                    if expected is not None:  # only the parts the case checks, as the checks pick them
+                        results = [{p: pick(r, p) for p in want} for r, want in zip(results, expected)]
+                    found.append({**entry, "outputs": [{p: encode_array(v) for p, v in r.items()} for r in results]})
+    return found
+
+
+def encode_case(case, small=False):
+    """The dict `StepChecks.run` takes for `case` (expected values computed by the reference now).
+
+    `small` keeps only the mistakes whose outputs are short enough to be written out as lists: the
+    public checks of the released notebook then stay readable, and the big cases go undiagnosed there.
+    """
     calls = case.build_calls()
     expected = checks.expected_outputs(case, calls)
     spec = {
@@ -49,6 +79,8 @@ def encode_case(case):
         spec["hint"] = case.hint
     if case.kind == "property":
         spec["expect"] = case.expect
+    found = known_mistakes(case, calls, expected)
+    spec["mistakes"] = [m for m in found if not small or "b64" not in repr(m)]
     return spec
 
 

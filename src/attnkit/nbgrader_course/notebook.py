@@ -67,7 +67,7 @@ def test_source(step, points, digest):
         f"# Tests of step {step.number}: {points:g} points, all or nothing. The public checks below are the",
         f"# cases of exercises/test_{step.module}.py; at grading, hidden checks run here too.",
         f"_checks = _ak.StepChecks({step.module!r}, globals(), points={points:g}, hidden_concepts={encode.py_literal(concepts)})",
-        *(encode.case_call(encode.encode_case(c)) for c in public),
+        *(encode.case_call(encode.encode_case(c, small=True)) for c in public),
     ]
     if hidden:
         lines += ["### BEGIN HIDDEN TESTS", f"_checks.run_hidden({ASSIGNMENT!r}, {digest!r})", "### END HIDDEN TESTS"]

@@ -32,6 +32,11 @@ def decode(spec):
     return build_arg(spec)
 
 
+def decode_outputs(outputs):
+    """Stored results, one {part: value} per call (None for a property case's expected values)."""
+    return None if outputs is None else [{part: decode(value) for part, value in call.items()} for call in outputs]
+
+
 def build_call(call):
     """The keyword arguments of one call ("*name" keys hold positional arguments, as in the catalogue)."""
     return {arg: [decode(s) for s in spec] if arg.startswith("*") else decode(spec) for arg, spec in call.items()}
@@ -88,19 +93,21 @@ class StepChecks:
         case = NotebookCase(self.module, spec)
         calls = [build_call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
-        verdict = self._verdict(case, spec, calls)
-        if verdict is None:
+        judged = self._judge(case, spec, calls)
+        if judged is None:
             return
+        verdict, diagnosis = judged
         if verdict.passed:
             self.counts[visibility][0] += 1
         else:
-            self.failures.append((visibility, teaching_message(case, calls, verdict)))
+            self.failures.append((visibility, teaching_message(case, calls, verdict, diagnosis)))
 
-    def _verdict(self, case, spec, calls):
+    def _judge(self, case, spec, calls):
+        """(Verdict, text of the known mistake it matches or ""), or None for a function not written yet."""
         fn = self.namespace.get(case.function)
         if not callable(fn):
             return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
-                                             "first, and keep the function's name and signature")
+                                             "first, and keep the function's name and signature"), ""
         raw = []
         for kwargs in calls:
             try:
@@ -110,15 +117,21 @@ class StepChecks:
                     self.not_written.append(str(err))
                 return None
             except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
-                return Verdict(False, "exception", f"raised {type(err).__name__}: {err}")
+                name, text = type(err).__name__, str(err)
+                diagnosis = next((m["text"] for m in spec["mistakes"] if "error" in m and m["error"][0] == name
+                                  and m["error"][1] and m["error"][1] in text), "")
+                return Verdict(False, "exception", f"raised {name}: {text}"), diagnosis
         try:
             results = [named_outputs(case.returns, value) for value in raw]
         except ValueError as err:
-            return Verdict(False, "result", str(err))
-        expected = spec["expected"]
-        if expected is not None:
-            expected = [{part: decode(value) for part, value in call.items()} for call in expected]
-        return evaluate(case, calls, results, expected)
+            return Verdict(False, "result", str(err)), ""
+        verdict = evaluate(case, calls, results, decode_outputs(spec["expected"]))
+        if verdict.passed:
+            return verdict, ""
+        with np.errstate(all="ignore"):
+            diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
+                              and evaluate(case, calls, results, decode_outputs(m["outputs"])).passed), "")
+        return verdict, diagnosis
 
     def run_hidden(self, assignment, digest):
         """Run the step's hidden cases (the instructor's copy of the notebook only)."""
