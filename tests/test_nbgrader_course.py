@@ -163,3 +163,11 @@ def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path)
     assert runtime.find_hidden(ASSIGNMENT, digest, start=deep) == json.loads(text)
     with pytest.raises(FileNotFoundError, match="attnkit nbgrader-course"):
         runtime.find_hidden(ASSIGNMENT, "0" * 64, start=deep)
+
+
+def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, monkeypatch):
+    nb = json.loads(json.dumps(source))
+    code_cell(nb, "step5_values")["source"] += "\n\n\ndef weighted_sum(P, V):\n    return np.zeros((1, 1))\n"
+    printed, error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step5_values"]
+    assert isinstance(error, AssertionError)
+    assert "expected shape" in printed and "could not be compared" in printed

@@ -76,6 +76,15 @@ def find_hidden(assignment, digest, start=None):
         "regenerate the course if you changed that file")
 
 
+def _evaluate(case, calls, results, expected):
+    """checks.evaluate, with a result too small for the case's pick (e.g. "O[1]") judged, not crashing."""
+    try:
+        return evaluate(case, calls, results, expected)
+    except (IndexError, TypeError, ValueError) as err:
+        shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
+        return Verdict(False, "shape", f"the result could not be compared ({type(err).__name__}: {err}); got {shapes}")
+
+
 class StepChecks:
     """The checks of one step's test cell."""
 
@@ -125,12 +134,12 @@ class StepChecks:
             results = [named_outputs(case.returns, value) for value in raw]
         except ValueError as err:
             return Verdict(False, "result", str(err)), ""
-        verdict = evaluate(case, calls, results, decode_outputs(spec["expected"]))
+        verdict = _evaluate(case, calls, results, decode_outputs(spec["expected"]))
         if verdict.passed:
             return verdict, ""
         with np.errstate(all="ignore"):
             diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
-                              and evaluate(case, calls, results, decode_outputs(m["outputs"])).passed), "")
+                              and _evaluate(case, calls, results, decode_outputs(m["outputs"])).passed), "")
         return verdict, diagnosis
 
     def run_hidden(self, assignment, digest):
