@@ -186,6 +186,7 @@ class SubmissionRunner:
         """
         inflight, outstanding, since = deque(), 0, time.monotonic()
         while queue or inflight:
+            chunks, was_empty = [], not inflight
             while queue and len(inflight) < _WINDOW_CALLS:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
@@ -194,13 +195,14 @@ class SubmissionRunner:
                 size = len(payload) + 1024  # the header is well under 1 kB
                 if inflight and outstanding + size > _WINDOW_BYTES:
                     break
-                if not inflight:
-                    since = time.monotonic()
-                self._send(queue[0], nonce, kwargs, specs, payload)
+                chunks += self._frames(queue[0], nonce, kwargs, specs, payload)
                 inflight.append((queue.popleft(), nonce, size))
                 outstanding += size
             if not inflight:
                 return
+            if was_empty:
+                since = time.monotonic()
+            self._send(chunks)
             job, nonce, size = inflight.popleft()
             outstanding -= size
             res = self._answer(job, nonce, since)
@@ -256,16 +258,21 @@ class SubmissionRunner:
         self.present |= {name for name, _ in deps} | {step}
         return None
 
-    def _send(self, job, nonce, kwargs, specs, payload):
+    def _frames(self, job, nonce, kwargs, specs, payload):
         header = {"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
                   "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs}
+        if len(payload) > _WINDOW_BYTES:  # large: sent as it is rather than copied into the frame
+            return [frame(header, specs), payload]
+        return [frame(header, specs, payload)]
+
+    def _send(self, chunks):
+        """Send requests; small ones together, in one system call."""
         try:
             self.sock.settimeout(self.limits.call_seconds)
-            if len(payload) > _WINDOW_BYTES:  # large: send it as it is rather than copy it into the frame
-                self.sock.sendall(frame(header, specs))
-                self.sock.sendall(payload)
-            else:
-                self.sock.sendall(frame(header, specs, payload))
+            if sum(map(len, chunks)) <= _WINDOW_BYTES:
+                chunks = [b"".join(chunks)]
+            for chunk in chunks:
+                self.sock.sendall(chunk)
         except OSError:
             pass  # the child is gone or stuck: reading its answer says which
 
