@@ -67,13 +67,15 @@ def _pack(value, arrays):
 
 
 _ENCODED, _ENCODED_LOCK = OrderedDict(), threading.Lock()
-_ENCODED_LIMIT = 4096
+_ENCODED_LIMIT, _ENCODED_COUNT = 64 << 20, 8192  # bytes of array payload, jobs remembered
+_ENCODED_BYTES = 0
 
 
 def _encoded_arguments(job):
     """(kwargs tree, array specs, payload) of a job's arguments, remembered for the jobs seen last:
     a grading run sends the same jobs for every submission. The entry keeps the job alive, so its
     id cannot be reused while remembered."""
+    global _ENCODED_BYTES
     with _ENCODED_LOCK:
         entry = _ENCODED.get(id(job))
         if entry is not None and entry[0] is job:
@@ -83,9 +85,11 @@ def _encoded_arguments(job):
     kwargs = {name: _pack(value, arrays) for name, value in job.kwargs.items()}
     encoded = (kwargs, *encode_arrays(arrays))
     with _ENCODED_LOCK:
-        _ENCODED[id(job)] = (job, encoded)
-        while len(_ENCODED) > _ENCODED_LIMIT:
-            _ENCODED.popitem(last=False)
+        if id(job) not in _ENCODED:
+            _ENCODED[id(job)] = (job, encoded)
+            _ENCODED_BYTES += len(encoded[2])
+        while (_ENCODED_BYTES > _ENCODED_LIMIT or len(_ENCODED) > _ENCODED_COUNT) and len(_ENCODED) > 1:
+            _ENCODED_BYTES -= len(_ENCODED.popitem(last=False)[1][1][2])
     return encoded
 
 
