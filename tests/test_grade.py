@@ -118,7 +118,8 @@ ATTACKS = {
     "os_exit": ("step5_values", "weighted_sum", "def weighted_sum(P, V):\n    import os\n    os._exit(0)\n"),
     "keyboard_interrupt": ("step2_scores", "scale_scores", "def scale_scores(kq, d_h):\n    raise KeyboardInterrupt\n"),
     "memory_bomb": ("step2_scores", "raw_scores", "def raw_scores(Q, K):\n    return bytearray(1 << 40)\n"),
-    "hang": ("step1_projection", "project_qkv", "def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):\n    while True:\n        pass\n"),
+    "hang": ("step1_projection", "project_qkv",
+             "def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):\n    while True:\n        pass\n"),
     "numpy_comparisons_patched": (
         "step3_masks", "additive_mask",
         "np.isclose = lambda *a, **k: np.ones(np.broadcast(*a[:2]).shape, bool)\n"
@@ -133,7 +134,8 @@ ATTACKS = {
         "step5_values", "weighted_sum",
         "class _Liar:\n    def __array__(self, *a, **k):\n        raise SystemExit\n    def __eq__(self, other):\n"
         "        return True\ndef weighted_sum(P, V):\n    return _Liar()\n"),
-    "segfault": ("step5_values", "weighted_sum", "def weighted_sum(P, V):\n    import ctypes\n    ctypes.string_at(0)\n"),
+    "segfault": ("step5_values", "weighted_sum",
+                 "def weighted_sum(P, V):\n    import ctypes\n    ctypes.string_at(0)\n"),
     "steal_the_reference": (
         "step4_softmax", "softmax",
         "import glob, os, sys, importlib.util\ndef softmax(S):\n"

@@ -18,7 +18,8 @@ def register(sub):
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
-    p.add_argument("--call-seconds", type=float, default=2.0, help="time limit of one call of the learner's code (default 2)")
+    p.add_argument("--call-seconds", type=float, default=2.0,
+                   help="time limit of one call of the learner's code (default 2)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
     p.set_defaults(func=run)
 
@@ -49,7 +50,8 @@ def run(args):
     plan = Plan()
     path = journal_path(args)
     journal = Journal(path) if path else None
-    progress = batch.Progress(len(args.paths)) if (args.progress or sys.stderr.isatty()) and len(args.paths) > 1 else None
+    show_progress = (args.progress or sys.stderr.isatty()) and len(args.paths) > 1
+    progress = batch.Progress(len(args.paths)) if show_progress else None
     graded_so_far = {}
     csv_written = [0.0]
 

@@ -1,7 +1,8 @@
 """`attnkit bench`: grade a made-up class (correct, buggy and hanging submissions) and time it.
 
-Buggy submissions are the solutions with one small text edit each (the scale left out, the bias
-left out, …); hanging ones loop forever inside softmax. All go through the real pipeline (sandbox,
+Correct submissions are the solutions or equivalent rewrites of them; buggy ones are the solutions
+with one small text edit each (the scale left out, the bias left out, …); hanging ones loop forever
+inside softmax. All go through the real pipeline (sandbox,
 judging, diagnosis) with `--jobs` workers. Hanging submissions are timed separately: their cost is
 the per-call time limit, not the grader's.
 """
@@ -28,6 +29,13 @@ EDITS = (
     ("step5_values.py", "return P @ V", "return P @ V * 1.01", None),  # no known mistake: numbers only
     ("step6_head.py", "S = scale_scores(kq, D_h) + M", "S = kq + M", "scale_missing"),
 )
+# correct rewrites: the same numbers up to rounding, so their results are judged afresh
+REWRITES = (
+    None,
+    ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq * (1.0 / math.sqrt(d_h))"),
+    ("step2_scores.py", "return Q @ np.swapaxes(K, -1, -2)", "return np.einsum('...qd,...kd->...qk', Q, K)"),
+    ("step5_values.py", "return P @ V", "return __import__('numpy').einsum('...qk,...kd->...qd', P, V)"),
+)
 HANG = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)",
         "while True:\n        pass\n    row_max = S.max(axis=-1, keepdims=True)")
 
@@ -47,7 +55,8 @@ def copy_solutions(target, edit=None):
 
 def make_class(folder, n_correct, n_buggy, n_hanging):
     """Write the submissions under `folder`; return {"correct"|"buggy"|"hanging": [paths]}."""
-    order = [("correct", None)] * n_correct + [("buggy", EDITS[k % len(EDITS)]) for k in range(n_buggy)]
+    order = [("correct", REWRITES[k % len(REWRITES)]) for k in range(n_correct)]
+    order += [("buggy", EDITS[k % len(EDITS)]) for k in range(n_buggy)]
     order += [("hanging", HANG)] * n_hanging
     kinds = {"correct": [], "buggy": [], "hanging": []}
     for k, (kind, edit) in enumerate(order):
@@ -113,7 +122,7 @@ def run(n, jobs, hanging, limits=None):
     with tempfile.TemporaryDirectory(prefix="attnkit-bench-") as folder:
         kinds = make_class(folder, n - n_buggy, n_buggy, hanging)
         # warm-up, one of each kind: starts the sandbox and builds the diagnosis tables (once per run)
-        warm = [copy_solutions(Path(folder) / f"warm{k}", edit) for k, edit in enumerate((None, *EDITS))]
+        warm = [copy_solutions(Path(folder) / f"warm{k}", edit) for k, edit in enumerate(EDITS)]
         batch.run(warm, plan, runner, jobs)
         graded, spent = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
         hung, hang_spent = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, {"wall": 0.0})
@@ -139,8 +148,9 @@ def run(n, jobs, hanging, limits=None):
     wrong += [g.submission for g in hung.values() if g.score == g.max_score]
     buggy = [graded[name].score for name in kinds["buggy"]]
     if buggy:
+        hung_text = f", hanging {max(g.score for g in hung.values()):g}" if hung else ""
         print(f"scores: correct {min(graded[name].score for name in kinds['correct']):g}, buggy "
-              f"{min(buggy):g}–{max(buggy):g}" + (f", hanging {max(g.score for g in hung.values()):g}" if hung else ""))
+              f"{min(buggy):g}–{max(buggy):g}{hung_text}")
     if wrong:
         print("unexpected scores: " + ", ".join(Path(w).name for w in wrong))
     return not wrong

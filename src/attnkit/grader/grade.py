@@ -118,7 +118,8 @@ def _verdict(planned, parts):
         return "passed", "", None
     with _DIAGNOSIS_LOCK:
         code = mistakes.diagnose(planned.case, planned.calls, parts)
-    return "failed", checks.teaching_message(planned.case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
+    text = mistakes.describe(code) if code else ""
+    return "failed", checks.teaching_message(planned.case, planned.calls, verdict, text), code
 
 
 def _result(planned, status, output, code):

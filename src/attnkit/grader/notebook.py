@@ -40,7 +40,8 @@ def step_sources(text):
     for step in manifest.steps():
         body = [_without_kit_imports(code[k][1]) for k in cells_of[step.module]]
         if body:
-            header = ["from shape_checks import *", *(f"from {dep} import *" for dep in step.depends_on), *shared_imports]
+            header = ["from shape_checks import *", *(f"from {dep} import *" for dep in step.depends_on),
+                      *shared_imports]
             sources[step.filename] = "\n".join(header) + "\n\n" + "\n\n".join(body) + "\n"
     return sources
 

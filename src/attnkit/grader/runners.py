@@ -44,4 +44,5 @@ class InProcessRunner:
         except NotImplementedError as err:
             return CallResult("not_done", None, str(err), "NotImplementedError", time.perf_counter() - start)
         except Exception as err:  # a mistake may raise, as a learner's code would
-            return CallResult("error", None, f"{type(err).__name__}: {err}", type(err).__name__, time.perf_counter() - start)
+            name = type(err).__name__
+            return CallResult("error", None, f"{name}: {err}", name, time.perf_counter() - start)

@@ -41,7 +41,8 @@ def reference_checks(plan):
         bad = [t for t in graded.tests if (t.status == "passed") != (want > 0)]
         detail = f"{graded.score:g} / {graded.max_score:g}"
         if bad:
-            detail += f"; unexpected: {bad[0].name} {bad[0].status}: {bad[0].output.splitlines()[-1] if bad[0].output else ''}"
+            last_line = bad[0].output.splitlines()[-1] if bad[0].output else ""
+            detail += f"; unexpected: {bad[0].name} {bad[0].status}: {last_line}"
         checks.append(Check(f"{folder.name}/ scores {want:g}", graded.score == want and not bad, detail))
     return checks
 
@@ -64,7 +65,8 @@ def mistake_checks(plan):
         named = [t for t in failed if t.diagnosis == code]
         others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
         public = sum(t.public for t in failed)
-        detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, -{plan_max(plan) - graded.score:.4g} points"
+        detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, "
+                  f"-{plan_max(plan) - graded.score:.4g} points"
                   + (f"; other failures named {', '.join(others)}" if others else ""))
         checks.append(Check(code, bool(named), detail if failed else "no test fails: not caught"))
         if failed and not public:
