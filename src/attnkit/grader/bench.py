@@ -22,6 +22,7 @@ EDITS = (
     ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq", "scale_missing"),
     ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq / d_h", "scale_by_d"),
     ("step1_projection.py", "return Z @ W + b", "return Z @ W", "bias_missing"),
+    ("step1_projection.py", "return Z @ W + b", "return Z @ W.T + b", "projection_transposed"),  # mostly raises
     ("step3_masks.py", "return j <= past + i", "return j < past + i", "mask_diagonal_excluded"),
     ("step3_masks.py", "combined = combined & table", "combined = combined | table", "mask_combined_with_or"),
     ("step3_masks.py", "return ~visible  # True = blocked", "return visible.copy()", "torch_mha_polarity"),
