@@ -64,6 +64,15 @@ def test_gradescope_results_follow_the_schema():
     assert "graded on its own" in data["output"]
 
 
+def test_gradescope_file_of_one_submission(tmp_path, capsys):
+    out = tmp_path / "results" / "results.json"
+    assert main(["grade", str(SOLUTIONS_DIR), "--gradescope", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["score"] == 100.0 and len(data["tests"]) == len(plan().cases)
+    assert {t["visibility"] for t in data["tests"]} == {"visible", "after_published"}
+    assert "100 / 100" in capsys.readouterr().out
+
+
 def test_batch_writes_reports_skips_on_rerun_and_regrades_on_force_or_edit(tmp_path, capsys):
     buggy = copy_solutions(tmp_path / "buggy", EDITS[2])
     paths = [str(SOLUTIONS_DIR), str(EXERCISES_DIR), buggy]
