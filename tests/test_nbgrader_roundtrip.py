@@ -1,7 +1,7 @@
 """The nbgrader round trip with nbgrader's own commands, in a temporary course (issue 4).
 
 `attnkit nbgrader-course` → `nbgrader generate_assignment` → five submissions (correct; the scale
-left out of step 6; an endless loop in step 4; a deleted test cell; untouched) → `nbgrader autograde`
+left out of step 6; an endless loop in step 4; deleted provided and test cells; untouched) → `nbgrader autograde`
 → `nbgrader generate_feedback` → `nbgrader export`, then the scores of grades.csv and each cell's
 grade in the gradebook. Also: the release holds no solution and no hidden case; the released
 notebook runs in a real kernel and each step stops at its own NotImplementedError; the instructor's
@@ -33,14 +33,14 @@ EXPECTED_SCORES = {
     "correct": 100.0,
     "scale_missing": 100.0 - POINTS["step6_head"],
     "endless_loop": 100.0 - POINTS["step4_softmax"] - POINTS["step6_head"],  # step 6 calls softmax
-    "deleted_test_cell": 100.0,
+    "deleted_cells": 100.0,
     "untouched": 0.0,
 }
 FAILING_CELLS = {
     "correct": set(),
     "scale_missing": {"test_step6_head"},
     "endless_loop": {"test_step4_softmax", "test_step6_head"},
-    "deleted_test_cell": set(),
+    "deleted_cells": set(),
     "untouched": {f"test_{s.module}" for s in manifest.steps()},
 }
 
@@ -99,12 +99,13 @@ def submissions(source, release):
         return nb
 
     deleted = filled()
-    deleted.cells.remove(cell(deleted, "test_step3_masks"))
+    for grade_id in ("shape_checks", "attnkit_checks", "test_step3_masks"):
+        deleted.cells.remove(cell(deleted, grade_id))
     return {
         "correct": filled(),
         "scale_missing": filled(scale_missing, "step6_head"),
         "endless_loop": filled(endless_loop, "step4_softmax"),
-        "deleted_test_cell": deleted,
+        "deleted_cells": deleted,
         "untouched": release,
     }
 
@@ -158,11 +159,15 @@ def test_endless_loop_was_cut_by_the_cell_timeout(course):
     assert not [o for o in cell(nb, "test_step5_values").outputs if o.output_type == "error"]
 
 
-def test_deleted_test_cell_was_put_back_and_graded(course):
-    nb = nbformat.read(course["root"] / "autograded/deleted_test_cell/attention/attention.ipynb", as_version=4)
+def test_deleted_cells_were_put_back_and_graded(course):
+    nb = nbformat.read(course["root"] / "autograded/deleted_cells/attention/attention.ipynb", as_version=4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells if c.cell_type == "code"]
+    assert ids[:3] == ["shape_checks", "attnkit_checks", "step1_projection"]
+    for grade_id in ("shape_checks", "attnkit_checks", "test_step3_masks"):
+        restored = cell(nb, grade_id)
+        assert "was missing from the submission" in restored.source, grade_id
+        assert not [o for o in restored.outputs if o.output_type == "error"], grade_id
     restored = cell(nb, "test_step3_masks")
-    assert "was missing from the submission" in restored.source
-    assert not [o for o in restored.outputs if o.output_type == "error"]
     n = len(cases_for("step3_masks", "public"))
     assert f"step3_masks: {n} of {n} public checks passed" in "".join(o.get("text", "") for o in restored.outputs)
 

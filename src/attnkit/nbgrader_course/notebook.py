@@ -104,8 +104,9 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR):
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
         _markdown("intro", texts.INTRO),
-        _code("shape_checks", shape_checks, _nbgrader("shape_checks", locked=True)),
-        _code(CHECKS_CELL, embed.cell_source(), _nbgrader(CHECKS_CELL, locked=True)),
+        # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
+        _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
+        _code(CHECKS_CELL, embed.cell_source(), _nbgrader(CHECKS_CELL, grade=True, locked=True, points=0)),
     ]
     for step in manifest.steps():
         worth = points[step.module]
