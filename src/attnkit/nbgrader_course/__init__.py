@@ -61,5 +61,5 @@ def build(course_dir, course_id="attnkit", timeout=DEFAULT_TIMEOUT, force=False)
         raise FileExistsError(f"already there: {', '.join(existing)} (--force overwrites them)")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(text.encode("utf-8"))  # bytes as hashed: no newline translation
     return list(files)
