@@ -12,14 +12,16 @@ import warnings
 import numpy as np
 
 from .. import checks, mistakes
-from ..cases import build_arg, invoke, named_outputs, pick
+from ..cases import _DTYPES, build_arg, invoke, named_outputs, pick
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
 
 def encode_array(value):
     arr = np.asarray(value)
-    if arr.size <= SMALL:
+    if arr.dtype.hasobject:
+        raise ValueError(f"cannot store an array of Python objects in the notebook: {arr!r:.80}")
+    if arr.size <= SMALL and str(arr.dtype) in _DTYPES:  # the dtypes build_arg reads back
         return {"array": arr.tolist(), "dtype": str(arr.dtype)}
     return {"b64": base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii"),
             "dtype": str(arr.dtype), "shape": list(arr.shape)}
