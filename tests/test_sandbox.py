@@ -97,6 +97,21 @@ def test_correct_submission_gives_the_reference_results_on_the_whole_catalogue()
     assert_correct(run_submission(reference_sources(), JOBS), others())
 
 
+def test_arguments_keep_their_types_and_inputs_are_writable_copies():
+    code = """
+def scale_scores(kq, d_h):
+    kq[...] = 0.0  # writing to an input must not fail (the public tests pass writable arrays too)
+    return np.array([type(d_h).__name__, kq.dtype.name, str(kq.flags.writeable)]).view(np.uint8)
+"""
+    jobs = [Job(f"scale#{k}", "step2_scores", "scale_scores", ("scaled",), {"kq": kq, "d_h": d_h})
+            for k, (kq, d_h) in enumerate([(np.ones((2, 2), dtype=np.float32), np.float64(4.0)),
+                                           (np.ones((1, 1)), 4), (np.ones(1), True)])]
+    run = run_submission(with_code("step2_scores", code), jobs)
+    seen = [run.results[f"scale#{k}"].parts["scaled"].view("<U7").tolist() for k in range(3)]
+    assert seen == [["float64", "float32", "True"], ["int", "float64", "True"], ["bool", "float64", "True"]]
+    assert jobs[0].kwargs["kq"].sum() == 4.0  # the grader's own copy is untouched
+
+
 def test_stubs_are_not_done_and_a_missing_file_is_a_load_error():
     sources = {name: (stubs.strip_solutions(text, manifest.step(name[:-3])) if name.startswith("step") else text)
                for name, text in reference_sources().items()}
@@ -323,6 +338,17 @@ def test_only_numeric_arrays_come_back(returned, says):
     got = run.results["softmax#0"]
     assert got.status == "error" and got.parts is None and says in got.error, got
     assert_correct(run, others("softmax#0", "softmax#1"))
+
+
+@pytest.mark.parametrize("returned, shape, dtype", [
+    ("np.float32(0.5)", (), np.float32), ("2.5", (), np.float64), ("np.array(True)", (), bool),
+    ("np.ones((3, 4)).T", (4, 3), np.float64), ("np.zeros((0, 3), dtype=np.int32)", (0, 3), np.int32),
+], ids=["numpy scalar", "float", "0-d bool", "transposed view", "empty"])
+def test_results_keep_their_shape_and_dtype(returned, shape, dtype):
+    run = run_submission(with_code("step4_softmax", f"def softmax(S):\n    return {returned}"), JOBS)
+    got = run.results["softmax#0"].parts["P"]
+    assert got.shape == shape and got.dtype == dtype
+    np.testing.assert_array_equal(got, eval(returned))
 
 
 def test_an_ndarray_subclass_comes_back_as_a_plain_array():

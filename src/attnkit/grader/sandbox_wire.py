@@ -29,11 +29,12 @@ class WireError(Exception):
 
 
 def plain_array(value):
-    """`value` (ndarray or subclass, numpy scalar, Python number) as a C-contiguous base ndarray.
+    """`value` (ndarray or subclass, numpy scalar, Python number) as a base ndarray, same shape
+    (0-d stays 0-d; `tobytes()` gives C order whatever the layout).
 
     Raises WireError when its dtype is not numeric or bool (object, str, datetime, structured …).
     """
-    arr = np.ascontiguousarray(np.asarray(value))  # asarray drops any ndarray subclass
+    arr = np.asarray(value)  # drops any ndarray subclass
     if arr.dtype.str not in ALLOWED_DTYPES and arr.dtype.kind in "biufc" and arr.dtype.fields is None:
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     if arr.dtype.str not in ALLOWED_DTYPES:
