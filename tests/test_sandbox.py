@@ -232,6 +232,17 @@ def softmax(S):
     assert live_cmdlines("sleep 424") == []
 
 
+@ROOT_ONLY
+def test_files_left_in_tmp_do_not_reach_the_next_submission():
+    leave = "_reference_softmax = softmax\ndef softmax(S):\n    open('/tmp/left-behind', 'w').write('x')\n" \
+            "    open('/dev/shm/left-behind', 'w').write('x')\n    return _reference_softmax(S)"
+    look = "_reference_softmax = softmax\ndef softmax(S):\n    import os\n" \
+           "    print('LEFT', os.listdir('/tmp'), os.listdir('/dev/shm'))\n    return _reference_softmax(S)"
+    run_submission(with_code("step4_softmax", leave), JOBS[5:6])
+    run = run_submission(with_code("step4_softmax", look), JOBS[5:6])
+    assert "left-behind" not in run.stdout and "LEFT" in run.stdout
+
+
 def test_a_fork_bomb_is_capped_and_cleaned_up():
     code = """
 def softmax(S):

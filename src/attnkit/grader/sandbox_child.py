@@ -204,6 +204,13 @@ class Zygote:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
+        if CONFIG["barrier"]:  # the private /tmp and /dev/shm: nothing passes to the next submission
+            for folder in ("/tmp", "/dev/shm"):
+                for entry in os.scandir(folder):
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
         return {"op": "finished", "totals": totals}, texts
 
 

@@ -130,7 +130,11 @@ class SubmissionRunner:
         if self.sock is not None:
             self.sock.close()
             self.sock = None
-        out, err, totals = self.zygote.finish(self.limits.output_bytes)
+        try:
+            out, err, totals = self.zygote.finish(self.limits.output_bytes)
+        except ZygoteError:
+            self.replace(self.holder)
+            return "", "[output lost: the sandbox had to be restarted]"
         cap = self.limits.output_bytes
         keep_out = min(len(out), max(cap // 2, cap - len(err)))
         keep_err = min(len(err), cap - keep_out)
@@ -150,7 +154,11 @@ class SubmissionRunner:
             return ""
         self.sock.close()
         self.sock = None
-        return self.zygote.reset(grace)
+        try:
+            return self.zygote.reset(grace)
+        except ZygoteError:  # the zygote died (its namespace, and every child, with it): start afresh
+            self.replace(self.holder)
+            return ""
 
     def _run_step(self, step, jobs, results):
         filename = f"{step}.py"
