@@ -84,10 +84,15 @@ class Zygote:
         prefix = ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
                   "--mount-proc"] if barrier else []
         self._log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(prefix + python, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
-                                     start_new_session=True)
-        theirs.close()
+        try:
+            self.proc = subprocess.Popen(prefix + python, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
+                                         start_new_session=True)
+        except OSError as err:
+            self.ctl.close()
+            raise ZygoteError(f"cannot start the sandbox zygote: {err}") from None
+        finally:
+            theirs.close()
         try:
             header, _ = self._read(_STARTUP_SECONDS)
         except ZygoteError:
@@ -208,7 +213,7 @@ class ZygotePool:
             try:
                 return Zygote(barrier=True, cpu=cpu)
             except ZygoteError as err:
-                why = f"setting it up failed ({err})"
+                why = f"setting it up failed ({str(err)[:300]})"
         zygote = Zygote(barrier=False, cpu=cpu)
         zygote.barrier = f"none: {why}; only a clean environment, sys.path and working folder"
         return zygote
