@@ -142,12 +142,15 @@ def _softmax_along(axis):
     return softmax
 
 
-def _softmax_shifted_by(shift):
+def _softmax_shifted_by(shift, guarded=False):
     @slip("step4_softmax", "softmax")
     def softmax(S):
-        """exp(S - shift) over the row sum, with no case for a row that is all -inf."""
+        """exp(S - shift) over the row sum; `guarded` keeps rows whose sum is 0 at zeros."""
         E = np.exp(_floats(S) - shift(_floats(S)))
-        return E / E.sum(axis=-1, keepdims=True)
+        total = E.sum(axis=-1, keepdims=True)
+        if guarded:
+            return np.divide(E, total, out=np.zeros_like(E), where=total > 0)
+        return E / total
     return softmax
 
 
@@ -227,7 +230,7 @@ SLIPS = {
     "torch_sdpa_polarity": (_swapped("to_torch_sdpa_mask", "to_torch_mha_mask"),),
     "hf_padding_polarity": (_padding_backwards, _key_padding_as_is),
     "fully_masked_nan": (_softmax_shifted_by(lambda S: S.max(axis=-1, keepdims=True)),),
-    "softmax_unstable": (_softmax_shifted_by(lambda S: 0),),
+    "softmax_unstable": (_softmax_shifted_by(lambda S: 0), _softmax_shifted_by(lambda S: 0, guarded=True)),
     "softmax_wrong_axis": (_softmax_along(-2), _softmax_along(0)),
     "weights_transposed": (_weights_transposed,),
     "weights_on_keys": (_weights_on_keys,),
