@@ -156,7 +156,7 @@ def test_barrier_is_described():
     text = sandbox.barrier_description()
     assert text
     if os.geteuid() == 0:
-        assert "mount namespace" in text and "uid" in text
+        assert "private root filesystem" in text and "uid 65534" in text
 
 
 # ------------------------------------------------------------------ exits, crashes, hangs

@@ -33,7 +33,7 @@ CONFIG = json.loads(sys.argv[1])
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
@@ -49,50 +49,68 @@ def _mount(source, target, fstype, flags, data=None):
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
 
 
-def _blocking_ancestor(path):
-    """The highest folder above `path` that 'other' users cannot enter, or None."""
-    parts = path.strip("/").split("/")
-    for k in range(1, len(parts)):
-        folder = "/" + "/".join(parts[:k])
-        if not os.stat(folder).st_mode & 0o001:
-            return folder
-    return None
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+NEW_ROOT = "/tmp/root"
+
+
+def _bind(source, target, read_only=True):
+    _mount(source, target, None, MS_BIND | MS_REC)
+    if read_only:
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _tmpfs(target, options, flags=MS_NOSUID | MS_NODEV):
+    os.makedirs(target, 0o755, exist_ok=True)
+    _mount("tmpfs", target, "tmpfs", flags, options)
 
 
 def apply_barrier():
-    """Private /tmp and /dev/shm; CONFIG["hide"] behind empty read-only tmpfs; CONFIG["expose"]
-    (python, numpy) readable by the unprivileged uid, read-only. Returns a description."""
+    """Make this mount namespace's root a new, minimal one: the system folders (SYSTEM) and
+    CONFIG["expose"] (python, numpy) bound read-only, a few /dev nodes, a fresh /proc of the PID
+    namespace, private /tmp and /dev/shm. Nothing else of the disk (the kit, /work, /home, /root …)
+    is in it; CONFIG["hide"] is also covered should it sit inside a bound folder. Returns a description."""
     if os.getpid() != 1:
         raise RuntimeError("the zygote is not PID 1 of its own PID namespace")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    for scratch in ("/tmp", "/dev/shm"):
-        _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
-    keep = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in CONFIG["expose"]}
-    covers = sorted({a for a in map(_blocking_ancestor, keep) if a}, key=len)
-    for folder in covers:
-        if not any(folder.startswith(c + "/") for c in covers):
-            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-    for path, fd in keep.items():
-        real = os.fstat(fd)
-        try:
-            same = (lambda s: (s.st_dev, s.st_ino) == (real.st_dev, real.st_ino))(os.stat(path))
-        except OSError:
-            same = False
-        if not same:
-            os.makedirs(path, 0o755, exist_ok=True)
-            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
-            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        os.close(fd)
+    _tmpfs("/tmp", "size=1m,mode=0755")  # hides the host's /tmp here, and holds the new root
+    _tmpfs(NEW_ROOT, "size=16m,mode=0755")
+    system = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            os.symlink(os.readlink(path), NEW_ROOT + path)
+        elif os.path.isdir(path):
+            os.makedirs(NEW_ROOT + path)
+            _bind(path, NEW_ROOT + path)
+            system.append(path)
+    for path in CONFIG["expose"]:
+        if not any((path + "/").startswith(os.path.realpath(s) + "/") for s in system):
+            os.makedirs(NEW_ROOT + path, 0o755)
+            _bind(path, NEW_ROOT + path)
+    _tmpfs(NEW_ROOT + "/dev", "size=64k,mode=0755", MS_NOSUID)
+    for name in DEVICES:
+        open(f"{NEW_ROOT}/dev/{name}", "w").close()
+        _bind(f"/dev/{name}", f"{NEW_ROOT}/dev/{name}", read_only=False)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{NEW_ROOT}/dev/{name}")
+    _tmpfs(NEW_ROOT + "/dev/shm", "size=64m,mode=1777")
+    _tmpfs(NEW_ROOT + "/tmp", "size=64m,mode=1777")
+    os.makedirs(NEW_ROOT + "/proc")
+    _mount("proc", NEW_ROOT + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.chdir(NEW_ROOT)
+    _mount(NEW_ROOT, "/", None, MS_MOVE)  # as switch_root does: the old root is gone from view
+    os.chroot(".")
+    os.chdir("/")
     hidden = []
     for path in CONFIG["hide"]:
         if os.path.isdir(path):
             _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
-            if os.listdir(path):
-                raise RuntimeError(f"{path} is still visible after mounting over it")
             hidden.append(path)
-    return (f"private mount namespace ({', '.join(hidden)} hidden behind empty read-only tmpfs"
-            + (f"; {', '.join(covers)} replaced by python's folder only" if covers else "")
-            + "; private /tmp and /dev/shm), private PID namespace, "
+    return ("private root filesystem (only " + ", ".join(system + CONFIG["expose"]) + " read-only, "
+            + "a few /dev nodes, private /proc, /tmp and /dev/shm; "
+            + (f"{', '.join(hidden)} covered by empty tmpfs" if hidden else "the kit's folders absent")
+            + "), private PID namespace, "
             + f"submission code runs as uid {CONFIG['uid']} with no capabilities and no_new_privs")
 
 
