@@ -108,17 +108,32 @@ def expected_outputs(case, calls):
     return None
 
 
+def _picked(result, text):
+    """(the part `text` of a learner's result, None), or (None, a Verdict) when it cannot be taken."""
+    try:
+        return pick(result, text), None
+    except (IndexError, TypeError, KeyError) as err:
+        name = text.split("[")[0]
+        shape = np.shape(result.get(name)) if name in result else "missing"
+        return None, Verdict(False, "shape", f"{text}: cannot be taken from the result ({name} has shape {shape}: {err})")
+
+
 def _check_property(case, results):
     prop = case.expect["property"]
     if prop == "same_across_calls":
-        first, second = (pick(res, p) for res, p in zip(results, case.expect["picks"]))
+        (first, bad1), (second, bad2) = (_picked(res, p) for res, p in zip(results, case.expect["picks"]))
+        if bad1 or bad2:
+            return bad1 or bad2
         verdict = compare(first, second, case.tolerance, f"{case.expect['picks'][1]} (call 2)")
         if verdict.passed:
             return PASSED
         return Verdict(False, "property", f"{case.expect['explain']}\n{verdict.message}")
     if prop == "rows_sum_to_one_or_zero":
         for k, res in enumerate(results, start=1):
-            P = np.asarray(pick(res, case.expect["pick"]), dtype=np.float64)
+            P, bad = _picked(res, case.expect["pick"])
+            if bad:
+                return bad
+            P = np.asarray(P, dtype=np.float64)
             sums = P.sum(axis=-1)
             ok = (np.isclose(sums, 1.0, atol=1e-6) | np.isclose(sums, 0.0, atol=1e-12)) & (P >= 0).all(axis=-1)
             if not ok.all():
@@ -145,7 +160,9 @@ def evaluate(case, calls, results, expected=_COMPUTE):
     for k, (kwargs, result) in enumerate(zip(calls, results)):
         reference = expected[k] if expected is not None else None
         for part, value in (reference or result).items():
-            got = pick(result, part) if reference is not None else value
+            got, bad = _picked(result, part) if reference is not None else (value, None)
+            if bad:
+                return bad
             want = value if reference is not None else got
             if reference is None and np.asarray(got).dtype != bool:
                 finite = np.isfinite(np.asarray(got, dtype=np.float64)) | np.isneginf(np.asarray(got, dtype=np.float64))
