@@ -201,7 +201,8 @@ class ZygotePool:
     def __init__(self):
         self._lock = threading.Lock()
         self._idle, self._pid = [], os.getpid()
-        self._cpus, self._started = sorted(os.sched_getaffinity(0)), 0
+        # zygotes take the CPUs in turn; grader processes (each with its own pool) start apart
+        self._cpus, self._started = sorted(os.sched_getaffinity(0)), os.getpid()
         self.description = None
 
     def _start(self, cpu=None):
@@ -222,7 +223,7 @@ class ZygotePool:
     def zygote(self):
         with self._lock:
             if self._pid != os.getpid():
-                self._idle, self._pid = [], os.getpid()
+                self._idle, self._pid, self._started = [], os.getpid(), os.getpid()
             zygote = self._idle.pop() if self._idle else None
         if zygote is None or not zygote.alive():
             zygote = self._start()
