@@ -4,13 +4,14 @@ Never imported. The grader runs `python -I -S -B -c <sandbox_wire.py + this file
 so the names of sandbox_wire (encode, read_message, plain_array, WireError) are globals here, and
 nothing of attnkit is importable (the barrier hides the kit's folders from this process).
 
-The zygote (with the barrier: PID 1 of its own PID and mount namespaces, still root) hides the
-kit's folders, imports numpy once, then serves the grader over the control socket (CONFIG["fd"]):
+The zygote (with the barrier: PID 1 of its own PID and mount namespaces, still root) swaps in a
+minimal root filesystem without the kit, warms numpy up once, then serves the grader over the
+control socket (CONFIG["fd"]):
   spawn  -> fork a submission child, send the grader its socket (SCM_RIGHTS) and {"pid"}
   reset  -> kill every process the submission started, reap them
   finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
 A submission child drops to an unprivileged uid under rlimits, with fds 1 and 2 on capture files
-and its protocol socket on fd 3, then answers the grader's "load" and "call" requests.
+and its protocol socket on fd 3, then answers the grader's "load", "call" and "tidy" requests.
 """
 import ctypes
 import gc

@@ -3,7 +3,8 @@ forks a sandboxed child per step of a submission (see sandbox_child.py for the o
 
 Starting a zygote costs ~0.2 s; forking a child from it ~1 ms. A zygote serves one submission at a
 time; `ZygotePool` keeps one per concurrent caller. With root rights and `unshare` the zygote is
-PID 1 of private PID and mount namespaces and applies the barrier; otherwise it runs without one.
+PID 1 of private PID and mount namespaces and applies the barrier (a minimal root filesystem, an
+unprivileged uid for learner code); otherwise it runs without one (docs/SECURITY.md).
 """
 import json
 import os
