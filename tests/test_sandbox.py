@@ -426,6 +426,7 @@ def softmax(S):
         "disk": _found_on_disk("/work") + _found_via_site(site) + _found_on_disk(%(root)r),
         "memory": _reference_in_memory(), "cwd": os.getcwd(), "path": sys.path, "env": dict(os.environ),
     }
+    found["interfaces"] = [name for _, name in __import__("socket").if_nameindex()]
     for name in ("attnkit", "step4_softmax", "solutions.step4_softmax"):
         try:
             __import__(name)
@@ -458,7 +459,7 @@ def test_the_child_cannot_read_the_hidden_cases_solutions_or_mistakes():
     run = run_submission(spy_sources(), JOBS)
     assert_correct(run, others())
     report = run.stdout
-    assert "'uid': 65534" in report
+    assert "'uid': 65534" in report and "'interfaces': ['lo']" in report  # no network
     for key in ("cases", "solution", "via proc"):
         assert f"'{key}': None" in report, report
     assert "'disk': []" in report, report

@@ -111,7 +111,7 @@ def apply_barrier():
     return ("private root filesystem (only " + ", ".join(system + CONFIG["expose"]) + " read-only, "
             + "a few /dev nodes, private /proc, /tmp and /dev/shm; "
             + (f"{', '.join(hidden)} covered by empty tmpfs" if hidden else "the kit's folders absent")
-            + "), private PID namespace, "
+            + "), private PID and (empty) network namespaces, "
             + f"submission code runs as uid {CONFIG['uid']} with no capabilities and no_new_privs")
 
 

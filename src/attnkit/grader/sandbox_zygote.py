@@ -82,7 +82,7 @@ class Zygote:
         self.ctl, theirs = socket.socketpair()
         config = json.dumps({**_config(theirs.fileno(), barrier), "cpu": cpu})
         python = [sys.executable, "-I", "-S", "-B", "-c", _program(), config]
-        prefix = ["unshare", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private",
+        prefix = ["unshare", "--mount", "--pid", "--net", "--fork", "--kill-child", "--propagation", "private",
                   "--mount-proc"] if barrier else []
         self._log = tempfile.TemporaryFile()
         try:
