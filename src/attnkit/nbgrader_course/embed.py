@@ -16,7 +16,7 @@ MODULE_NAME = "attnkit_notebook_checks"
 _COPIED = (
     (indexing, ("_PICK", "_SLICE_PART", "parse_index", "parse_pick")),
     (cases, ("_DTYPES", "_GENERATORS", "_MODIFIERS", "_as_array", "build_arg", "invoke", "pick", "named_outputs")),
-    (checks, ("Verdict", "PASSED", "show", "describe_inputs", "compare", "_check_property", "_COMPUTE",
+    (checks, ("Verdict", "PASSED", "show", "describe_inputs", "compare", "_picked", "_check_property", "_COMPUTE",
               "evaluate", "teaching_message")),
 )
 

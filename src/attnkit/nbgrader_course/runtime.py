@@ -77,7 +77,7 @@ def find_hidden(assignment, digest, start=None):
 
 
 def _evaluate(case, calls, results, expected):
-    """checks.evaluate, with a result too small for the case's pick (e.g. "O[1]") judged, not crashing."""
+    """checks.evaluate, with anything it cannot judge in a learner's result reported as a failure, not a crash."""
     try:
         return evaluate(case, calls, results, expected)
     except (IndexError, TypeError, ValueError) as err:
