@@ -1,8 +1,9 @@
 """The grader's self-check: the reference scores 100, the stubs 0, every known mistake is caught and named.
 
-The solutions and the stubs go through the real sandbox. Each mistake of the catalogue is graded
-with its wrong functions standing in for the reference ones (in this process: they are the kit's
-own code), and must fail at least one test whose diagnosis is its own code. The public/hidden gap
+The solutions and the stubs go through the real sandbox. Each mistake of the catalogue, in each of
+its forms (slips), is graded with its wrong functions standing in for the reference ones (in this
+process: they are the kit's own code), and must fail at least one test whose diagnosis is its own
+code. The public/hidden gap
 lists the mistakes that pass every public test and only hidden tests catch.
 """
 from dataclasses import dataclass
@@ -21,15 +22,9 @@ class Check:
     detail: str
 
 
-def mistake_overrides(code):
-    """{(step module, function): the mistaken callable} for every function `code` replaces."""
-    found = {}
-    for step in manifest.steps():
-        for fn in step.functions:
-            wrong = mistakes.mistaken_function(code, step.module, fn.name)
-            if wrong is not None:
-                found[(step.module, fn.name)] = wrong
-    return found
+def mistake_overrides(code, variant=0):
+    """{(step module, function): the mistaken callable} for every function slip `variant` of `code` replaces."""
+    return mistakes.slip_overrides(code)[variant]
 
 
 def reference_checks(plan):
@@ -52,25 +47,27 @@ def plan_max(plan):
 
 
 def mistake_checks(plan):
-    """(checks, gap): one check per catalogue code; gap = {code: hidden tests that alone catch it}."""
+    """(checks, gap): one check per way of making each catalogue mistake; gap = {code: hidden tests
+    that alone catch it}."""
     checks, gap = [], {}
     files = submission.read(str(SOLUTIONS_DIR)).sources  # every file present: only the overrides differ
     for code in mistakes.catalogue():
-        overrides = mistake_overrides(code)
-        if not overrides:
+        slips = mistakes.slip_overrides(code)
+        if not slips:
             checks.append(Check(code, False, "no wrong implementation in the catalogue"))
-            continue
-        graded = grade(plan, InProcessRunner(overrides), files, code)
-        failed = [t for t in graded.tests if t.status != "passed"]
-        named = [t for t in failed if t.diagnosis == code]
-        others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
-        public = sum(t.public for t in failed)
-        detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, "
-                  f"-{plan_max(plan) - graded.score:.4g} points"
-                  + (f"; other failures named {', '.join(others)}" if others else ""))
-        checks.append(Check(code, bool(named), detail if failed else "no test fails: not caught"))
-        if failed and not public:
-            gap[code] = [t.name for t in failed]
+        for k, overrides in enumerate(slips):
+            label = code if len(slips) == 1 else f"{code} ({k + 1}/{len(slips)})"
+            graded = grade(plan, InProcessRunner(overrides), files, label)
+            failed = [t for t in graded.tests if t.status != "passed"]
+            named = [t for t in failed if t.diagnosis == code]
+            others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
+            public = sum(t.public for t in failed)
+            detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, "
+                      f"-{plan_max(plan) - graded.score:.4g} points"
+                      + (f"; other failures named {', '.join(others)}" if others else ""))
+            checks.append(Check(label, bool(named), detail if failed else "no test fails: not caught"))
+            if failed and not public:
+                gap[label] = [t.name for t in failed]
     return checks, gap
 
 
@@ -89,4 +86,4 @@ def report(plan):
 
 
 def _line(check):
-    return f"  {'ok  ' if check.ok else 'FAIL'} {check.label:<24} {check.detail}"
+    return f"  {'ok  ' if check.ok else 'FAIL'} {check.label:<30} {check.detail}"

@@ -1,11 +1,13 @@
 """Known mistakes and the diagnosis of a failing test (issue 3, point 4).
 
 `catalogue()` lists the mistakes by their stable SPEC codes; `mistaken_function` gives a reference
-function as it behaves with one mistake made; `diagnose` and `diagnose_exception` name the mistake
+function as it behaves with one mistake made
+(`slip_overrides`: every function, for each way of making it); `diagnose` and `diagnose_exception` name the mistake
 whose output (or error) on a case's calls matches the learner's; `describe` is the text to show.
 """
 from .catalogue import Mistake, catalogue, describe
 from .diagnosis import diagnose, diagnose_exception
-from .worlds import mistaken_function, variants
+from .worlds import mistaken_function, slip_overrides, variants
 
-__all__ = ["Mistake", "catalogue", "describe", "diagnose", "diagnose_exception", "mistaken_function", "variants"]
+__all__ = ["Mistake", "catalogue", "describe", "diagnose", "diagnose_exception", "mistaken_function", "slip_overrides",
+           "variants"]

@@ -53,6 +53,12 @@ def _affected(slip):
     return found
 
 
+def slip_overrides(code):
+    """One {(module, function): mistaken callable} per way of making mistake `code` (its slips)."""
+    catalogue()[code]  # KeyError for an unknown code
+    return [_affected(s) for s in SLIPS[code]]
+
+
 def variants(code, module, function):
     """Every way mistake `code` changes `module.function` (empty when it cannot affect it)."""
     catalogue()[code]  # KeyError for an unknown code
