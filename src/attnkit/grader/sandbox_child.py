@@ -52,7 +52,16 @@ def _mount(source, target, fstype, flags, data=None):
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
-NEW_ROOT = "/tmp/root"
+ROOT_HOSTS = ("/mnt", "/media", "/srv", "/run", "/opt", "/tmp")  # where the new root may be built
+
+
+def _root_host():
+    """An existing folder that no exposed folder sits in: the new root's tmpfs is mounted on it, which
+    must not hide python (a virtualenv may live in /tmp, e.g. inside a clone of the repository)."""
+    for host in ROOT_HOSTS:
+        if os.path.isdir(host) and not any((e + "/").startswith(host + "/") for e in CONFIG["expose"]):
+            return host
+    raise RuntimeError(f"no folder among {ROOT_HOSTS} to build the sandbox's root in")
 
 
 def _bind(source, target, read_only=True):
@@ -74,33 +83,33 @@ def apply_barrier():
     if os.getpid() != 1:
         raise RuntimeError("the zygote is not PID 1 of its own PID namespace")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _tmpfs("/tmp", "size=1m,mode=0755")  # hides the host's /tmp here, and holds the new root
-    _tmpfs(NEW_ROOT, "size=16m,mode=0755")
+    new_root = _root_host()
+    _tmpfs(new_root, "size=16m,mode=0755")
     system = []
     for path in SYSTEM:
         if os.path.islink(path):
-            os.symlink(os.readlink(path), NEW_ROOT + path)
+            os.symlink(os.readlink(path), new_root + path)
         elif os.path.isdir(path):
-            os.makedirs(NEW_ROOT + path)
-            _bind(path, NEW_ROOT + path)
+            os.makedirs(new_root + path)
+            _bind(path, new_root + path)
             system.append(path)
     for path in CONFIG["expose"]:
         if not any((path + "/").startswith(os.path.realpath(s) + "/") for s in system):
-            os.makedirs(NEW_ROOT + path, 0o755)
-            _bind(path, NEW_ROOT + path)
-    _tmpfs(NEW_ROOT + "/dev", "size=64k,mode=0755", MS_NOSUID)
+            os.makedirs(new_root + path, 0o755)
+            _bind(path, new_root + path)
+    _tmpfs(new_root + "/dev", "size=64k,mode=0755", MS_NOSUID)
     for name in DEVICES:
-        open(f"{NEW_ROOT}/dev/{name}", "w").close()
-        _bind(f"/dev/{name}", f"{NEW_ROOT}/dev/{name}", read_only=False)
+        open(f"{new_root}/dev/{name}", "w").close()
+        _bind(f"/dev/{name}", f"{new_root}/dev/{name}", read_only=False)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2")):
-        os.symlink(target, f"{NEW_ROOT}/dev/{name}")
-    _tmpfs(NEW_ROOT + "/dev/shm", "size=64m,mode=1777")
-    _tmpfs(NEW_ROOT + "/tmp", "size=64m,mode=1777")
-    os.makedirs(NEW_ROOT + "/proc")
-    _mount("proc", NEW_ROOT + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    os.chdir(NEW_ROOT)
-    _mount(NEW_ROOT, "/", None, MS_MOVE)  # as switch_root does: the old root is gone from view
+        os.symlink(target, f"{new_root}/dev/{name}")
+    _tmpfs(new_root + "/dev/shm", "size=64m,mode=1777")
+    _tmpfs(new_root + "/tmp", "size=64m,mode=1777")
+    os.makedirs(new_root + "/proc")
+    _mount("proc", new_root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.chdir(new_root)
+    _mount(new_root, "/", None, MS_MOVE)  # as switch_root does: the old root is gone from view
     os.chroot(".")
     os.chdir("/")
     hidden = []
