@@ -3,7 +3,9 @@ own jobs, never crashes the grader, and never lets the kit's secrets out.
 
 Adversarial submissions are built here from the reference solutions, each with one file changed.
 """
+import ast
 import os
+import sys
 import threading
 
 import numpy as np
@@ -449,7 +451,9 @@ def test_the_child_has_a_clean_environment():
     assert_correct(run, others())
     report = run.stdout
     assert "SPY" in report
-    assert str(ROOT) not in report.split("'path':")[1].split("'env'")[0]  # no kit folder on sys.path
+    child_path = ast.literal_eval(report.split("'path': ")[1].split(", 'env'")[0])
+    kit = [p for p in child_path if (p + "/").startswith(str(ROOT) + "/") and not p.startswith(sys.prefix)]
+    assert not kit, child_path  # no kit folder on sys.path (a virtualenv inside the clone is python's own)
     assert "'cwd': '/work" not in report and "'import " not in report  # neither attnkit nor a reference
     assert "'memory': []" in report  # no reference of the graded step (or any step) in its process
 

@@ -93,10 +93,6 @@ def apply_barrier():
             os.makedirs(new_root + path)
             _bind(path, new_root + path)
             system.append(path)
-    for path in CONFIG["expose"]:
-        if not any((path + "/").startswith(os.path.realpath(s) + "/") for s in system):
-            os.makedirs(new_root + path, 0o755)
-            _bind(path, new_root + path)
     _tmpfs(new_root + "/dev", "size=64k,mode=0755", MS_NOSUID)
     for name in DEVICES:
         open(f"{new_root}/dev/{name}", "w").close()
@@ -108,6 +104,10 @@ def apply_barrier():
     _tmpfs(new_root + "/tmp", "size=64m,mode=1777")
     os.makedirs(new_root + "/proc")
     _mount("proc", new_root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for path in CONFIG["expose"]:  # last: python may live under /tmp (a virtualenv in a clone)
+        if not any((path + "/").startswith(os.path.realpath(s) + "/") for s in system):
+            os.makedirs(new_root + path, 0o755, exist_ok=True)
+            _bind(path, new_root + path)
     os.chdir(new_root)
     _mount(new_root, "/", None, MS_MOVE)  # as switch_root does: the old root is gone from view
     os.chroot(".")
@@ -234,12 +234,21 @@ class Zygote:
             self.scratch = None
         if CONFIG["barrier"]:  # the private /tmp and /dev/shm: nothing passes to the next submission
             for folder in ("/tmp", "/dev/shm"):
-                for entry in os.scandir(folder):
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
+                _empty(folder)
         return {"op": "finished", "totals": totals}, texts
+
+
+def _empty(folder):
+    """Delete what `folder` holds, except the exposed folders bound into it and the folders leading to them."""
+    for entry in os.scandir(folder):
+        keep = [e for e in CONFIG["expose"] if (e + "/").startswith(entry.path + "/")]
+        if keep and entry.is_dir(follow_symlinks=False):
+            if entry.path not in keep:
+                _empty(entry.path)
+        elif entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
 
 
 def _bytes(data):
