@@ -37,8 +37,8 @@ _PRELUDE = "import json, sys\nsys.path.extend(json.loads(sys.argv[1])['path'])  
 
 
 def _program():
-    return _PRELUDE + (_HERE / "sandbox_wire.py").read_text(encoding="utf-8") + "\n" + \
-        (_HERE / "sandbox_child.py").read_text(encoding="utf-8")
+    return _PRELUDE + "\n".join((_HERE / name).read_text(encoding="utf-8")
+                                 for name in ("sandbox_wire.py", "sandbox_barrier.py", "sandbox_child.py"))
 
 
 def _outermost(folders):
