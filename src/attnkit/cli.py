@@ -1,6 +1,7 @@
 """The `attnkit` command. Each subcommand lives in its own module with a `register(subparsers)`."""
 import argparse
 import importlib
+import os
 import sys
 
 COMMAND_MODULES = (
@@ -23,7 +24,11 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # the reader went away (`attnkit grade … | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
