@@ -9,6 +9,7 @@ import copy
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from . import checks
@@ -39,11 +40,27 @@ def _hide_kit_frame(excinfo):
     return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
-def _diagnosis(case, calls, results):
+def _diagnosis(case, calls, results=None, error=None):
+    """The likely mistake behind wrong `results`, or behind the exception `error`; "" if none is known."""
     from . import mistakes  # the catalogue of known mistakes, loaded only when something failed
 
-    code = mistakes.diagnose(case, calls, results)
+    if error is not None:
+        code = mistakes.diagnose_exception(case, type(error).__name__, str(error))
+    else:
+        code = mistakes.diagnose(case, calls, results)
     return mistakes.describe(code) if code else ""
+
+
+def _exception_note(case, calls, kwargs, error):
+    """What the public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
+    inputs = "; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
+                       for name, value in kwargs.items() if not name.startswith("*"))
+    lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
+    likely = _diagnosis(case, calls, error=error)
+    if likely:
+        lines.append(f"likely mistake: {likely}")
+    lines.append(f"read lesson {case.lesson}")
+    return "\n".join(lines)
 
 
 def check_case(case, folder):
@@ -65,8 +82,8 @@ def check_case(case, folder):
         except NotImplementedError:
             raise
         except Exception as err:
-            if hasattr(err, "add_note"):
-                err.add_note(f"(in the public test {case.name}: {case.concept}; read lesson {case.lesson})")
+            if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
+                err.add_note(_exception_note(case, calls, kwargs, err))
             raise
     try:
         results = [named_outputs(case.returns, value) for value in raw]
