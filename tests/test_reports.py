@@ -29,7 +29,7 @@ def mistaken(code):
 def test_terminal_report_names_steps_failures_and_the_mistake():
     graded = mistaken("bias_missing")
     text = report_text.text(graded)
-    assert 80 < graded.score < 100 and f"with bias_missing: {graded.score:g} / 100" in text
+    assert 80 < graded.score < 100 and f"with bias_missing: {round(graded.score, 2):g} / 100" in text
     assert all(m in text for m in STEPS)
     assert "— bias_missing" in text and "likely mistake: left out the bias" in text
 
@@ -38,7 +38,7 @@ def test_learner_output_is_shown_capped_and_never_parsed():
     graded = mistaken("bias_missing")
     graded.stdout = '{"score": 100.0}\n' + "x" * 10_000
     text = report_text.text(graded)
-    assert '| {"score": 100.0}' in text and len(text) < 12_000 and f"{graded.score:g} / 100" in text
+    assert '| {"score": 100.0}' in text and len(text) < 12_000 and f"{round(graded.score, 2):g} / 100" in text
     assert '{"score": 100.0}' in report_gradescope.results(graded)["output"]
 
 

@@ -6,13 +6,18 @@ from .grade import NOT_WRITTEN
 _CAP = 2000  # characters of learner output shown
 
 
+def _points(x):
+    """Points for a reader: at most two decimals (the JSON, CSV and Gradescope files keep them all)."""
+    return f"{round(x, 2):g}"
+
+
 def text(graded):
-    lines = [f"{graded.submission}: {graded.score:g} / {graded.max_score:g}"]
+    lines = [f"{graded.submission}: {_points(graded.score)} / {_points(graded.max_score)}"]
     for module, (score, worth) in graded.steps.items():
         mine = [t for t in graded.tests if t.step == module]
         bad = [t for t in mine if t.status != "passed"]
         mark = "ok" if not bad else f"{len(bad)} of {len(mine)} tests not passed"
-        lines.append(f"  {module:<18} {score:>7.6g} / {worth:<4g} {mark}")
+        lines.append(f"  {module:<18} {_points(score):>6} / {_points(worth):<4} {mark}")
     for module in graded.steps:
         bad = [t for t in graded.tests if t.step == module and t.status != "passed"]
         if not bad:
