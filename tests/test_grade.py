@@ -157,7 +157,7 @@ def test_adversarial_submission_scores_no_more_than_it_earned(tmp_path, attack):
     step, function, code = ATTACKS[attack]
     folder = copy_solutions(tmp_path / "s")
     path = tmp_path / "s" / f"{step}.py"
-    if attack == "steal_the_reference" and "private mount namespace" not in barrier_description():
+    if attack == "steal_the_reference" and barrier_description().startswith("none"):
         pytest.skip("no OS barrier on this machine: the kit's files are readable (docs/SECURITY.md)")
     code = code.replace("MARKER", str(tmp_path / "pwned")).replace("ROOT", str(ROOT))
     path.write_text(path.read_text(encoding="utf-8") + "\n\n" + code, encoding="utf-8")
