@@ -21,7 +21,7 @@ from .worlds import variants
 
 
 @dataclass(frozen=True)
-class _Outcome:
+class Outcome:
     outputs: tuple  # one {part: value} per call; () when a call raised
     error: tuple  # (exception type name, message) of the first call that raised, or ()
 
@@ -50,8 +50,8 @@ def _run(function, case, calls):
             try:
                 outputs.append(named_outputs(case.returns, invoke(function, copy.deepcopy(kwargs))))
             except Exception as err:  # noqa: BLE001 — any error a mistake makes is a fact to match
-                return _Outcome((), (type(err).__name__, str(err)))
-    return _Outcome(tuple(outputs), ())
+                return Outcome((), (type(err).__name__, str(err)))
+    return Outcome(tuple(outputs), ())
 
 
 def _first_departure(case, outputs, reference):
@@ -68,17 +68,22 @@ def _first_departure(case, outputs, reference):
     return None
 
 
+def outcomes(case, calls):
+    """[(code, Outcome)]: what each form of each catalogued mistake that can affect the case's
+    function gives on these calls, in diagnosis order."""
+    return [(code, _run(function, case, calls))
+            for code in catalogue() for function in variants(code, case.step.module, case.function)]
+
+
 def _build(case, calls):
     reference = _run(reference_function(case.step.module, case.function), case, calls)
     explains, raises = [], []
-    for code in catalogue():
-        for function in variants(code, case.step.module, case.function):
-            outcome = _run(function, case, calls)
-            if outcome.error:
-                if outcome.error != reference.error:
-                    raises.append((code, outcome.error))
-            elif reference.outputs and (probe := _first_departure(case, outcome.outputs, reference.outputs)):
-                explains.append(_Explanation(code, outcome.outputs, probe))
+    for code, outcome in outcomes(case, calls):
+        if outcome.error:
+            if outcome.error != reference.error:
+                raises.append((code, outcome.error))
+        elif reference.outputs and (probe := _first_departure(case, outcome.outputs, reference.outputs)):
+            explains.append(_Explanation(code, outcome.outputs, probe))
     return _Table(tuple(explains), tuple(raises))
 
 

@@ -5,14 +5,12 @@ Argument specs stay as the catalogue writes them (the kernel builds them with th
 computed here and stored as arrays, so the notebook never needs the solutions.
 """
 import base64
-import copy
 import math
-import warnings
 
 import numpy as np
 
 from .. import checks, mistakes
-from ..cases import _DTYPES, build_arg, invoke, named_outputs, pick
+from ..cases import _DTYPES, build_arg, pick
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
@@ -42,20 +40,17 @@ def known_mistakes(case, calls, expected):
     `attnkit.mistakes.diagnose` does for the public tests and the grader.
     """
     found = []
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        for code in mistakes.catalogue():
-            for function in mistakes.variants(code, case.step.module, case.function):
-                entry = {"code": code, "text": mistakes.describe(code)}
-                try:
-                    results = [named_outputs(case.returns, invoke(function, copy.deepcopy(kw))) for kw in calls]
-                except Exception as err:  # noqa: BLE001 — the error this mistake makes is what we match
-                    found.append({**entry, "error": [type(err).__name__, str(err)]})
-                    continue
-                if not checks.evaluate(case, calls, results, expected).passed:
-                    if expected is not None:  # only the parts the case checks, as the checks pick them
-                        results = [{p: pick(r, p) for p in want} for r, want in zip(results, expected)]
-                    found.append({**entry, "outputs": [{p: encode_array(v) for p, v in r.items()} for r in results]})
+    with np.errstate(all="ignore"):
+        for code, outcome in mistakes.outcomes(case, calls):
+            entry = {"code": code, "text": mistakes.describe(code)}
+            if outcome.error:  # the error this mistake makes is what the notebook matches
+                found.append({**entry, "error": list(outcome.error)})
+                continue
+            results = list(outcome.outputs)
+            if not checks.evaluate(case, calls, results, expected).passed:
+                if expected is not None:  # only the parts the case checks, as the checks pick them
+                    results = [{p: pick(r, p) for p in want} for r, want in zip(results, expected)]
+                found.append({**entry, "outputs": [{p: encode_array(v) for p, v in r.items()} for r in results]})
     return found
 
 
