@@ -20,30 +20,39 @@ def not_written_message(step, function):
             f"with your code. Read lesson {step.lesson}.")
 
 
-def strip_solutions(source, step):
-    """Return `source` with each solution block replaced by a NotImplementedError."""
-    out, function, inside = [], None, False
+def rewrite_solution_blocks(source, filename, replace):
+    """Return `source` with each solution block, markers included, replaced by the lines
+    `replace(function, indent, begin_line, block_lines, end_line)` returns (lines keep their "\\n")."""
+    out, function, block, begin = [], None, None, ""
     for number, line in enumerate(source.splitlines(keepends=True), start=1):
         stripped = line.strip()
         match = _DEF.match(line)
-        if match and not inside:
+        if match and block is None:
             function = match.group(2)
         if stripped == BEGIN:
-            if inside or function is None:
-                raise ValueError(f"{step.filename}:{number}: {BEGIN} outside a function or nested")
-            inside = True
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(f"{indent}# YOUR CODE HERE\n")
-            out.append(f"{indent}raise NotImplementedError({not_written_message(step, function)!r})\n")
+            if block is not None or function is None:
+                raise ValueError(f"{filename}:{number}: {BEGIN} outside a function or nested")
+            block, begin = [], line
         elif stripped == END:
-            if not inside:
-                raise ValueError(f"{step.filename}:{number}: {END} without {BEGIN}")
-            inside = False
-        elif not inside:
+            if block is None:
+                raise ValueError(f"{filename}:{number}: {END} without {BEGIN}")
+            out += replace(function, begin[: len(begin) - len(begin.lstrip())], begin, block, line)
+            block = None
+        elif block is not None:
+            block.append(line)
+        else:
             out.append(line)
-    if inside:
-        raise ValueError(f"{step.filename}: {BEGIN} is never closed")
+    if block is not None:
+        raise ValueError(f"{filename}: {BEGIN} is never closed")
     return "".join(out)
+
+
+def strip_solutions(source, step):
+    """Return `source` with each solution block replaced by a NotImplementedError."""
+    def stub(function, indent, begin, block, end):
+        return [f"{indent}# YOUR CODE HERE\n",
+                f"{indent}raise NotImplementedError({not_written_message(step, function)!r})\n"]
+    return rewrite_solution_blocks(source, step.filename, stub)
 
 
 CONFTEST = '''"""pytest setup for the public tests: the --solutions switch and the progress ladder."""

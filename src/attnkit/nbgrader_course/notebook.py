@@ -21,7 +21,6 @@ from . import embed, encode, texts
 
 ASSIGNMENT = "attention"
 CHECKS_CELL = "attnkit_checks"
-_DEF = re.compile(r"^\s*def (\w+)\(")
 _KIT_MODULES = {*manifest.provided_modules(), *(s.module for s in manifest.steps())}
 
 
@@ -38,25 +37,12 @@ def step_code(step, solutions_dir=SOLUTIONS_DIR):
 
 def solution_source(step, solutions_dir=SOLUTIONS_DIR):
     """step_code() with the stub's `raise NotImplementedError(...)` after each solution block."""
-    out, function, block = [], None, None
-    for line in step_code(step, solutions_dir).splitlines():
-        stripped = line.strip()
-        match = _DEF.match(line)
-        if match and block is None:
-            function = match.group(1)
-        out.append(line)
-        if stripped == stubs.BEGIN:
-            block = []
-        elif stripped == stubs.END:
-            code = [b.strip() for b in block if b.strip() and not b.strip().startswith("#")]
-            if not code or not code[-1].startswith("return"):
-                raise ValueError(f"{step.filename}: the solution block of {function}() must end with its return")
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(f"{indent}raise NotImplementedError({stubs.not_written_message(step, function)!r})")
-            block = None
-        elif block is not None:
-            block.append(line)
-    return "\n".join(out)
+    def keep_and_stub(function, indent, begin, block, end):
+        code = [b.strip() for b in block if b.strip() and not b.strip().startswith("#")]
+        if not code or not code[-1].startswith("return"):
+            raise ValueError(f"{step.filename}: the solution block of {function}() must end with its return")
+        return [begin, *block, end, f"{indent}raise NotImplementedError({stubs.not_written_message(step, function)!r})\n"]
+    return stubs.rewrite_solution_blocks(step_code(step, solutions_dir), step.filename, keep_and_stub).rstrip("\n")
 
 
 def test_source(step, points, digest):
