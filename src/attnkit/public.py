@@ -5,15 +5,14 @@ The learner's step is imported from the folder that holds the test file (or from
 `pytest exercises --solutions`), with the reference versions of the earlier steps it imports, so a
 mistake in step 4 is reported by step 4's tests only.
 """
-import copy
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from . import checks
-from .cases import cases_for, invoke, named_outputs
+from . import checks, judge
+from .cases import cases_for
 from .loader import StepLoadError, load_step
 from .paths import SOLUTIONS_DIR
 
@@ -51,10 +50,10 @@ def _diagnosis(case, calls, results=None, error=None):
     return mistakes.describe(code) if code else ""
 
 
-def _exception_note(case, calls, kwargs, error):
+def _exception_note(case, calls, error):
     """What the public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
-    inputs = "; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
-                       for name, value in kwargs.items() if not name.startswith("*"))
+    inputs = " | ".join("; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
+                                  for name, value in kwargs.items() if not name.startswith("*")) for kwargs in calls)
     lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
     likely = _diagnosis(case, calls, error=error)
     if likely:
@@ -75,23 +74,18 @@ def check_case(case, folder):
         pytest.fail(f"{case.step.filename} has no function {case.function}(): keep the name and signature "
                     "of the stub", pytrace=False)
     calls = case.build_calls()
-    raw = []
-    for kwargs in calls:
-        try:
-            raw.append(invoke(fn, copy.deepcopy(kwargs)))
-        except NotImplementedError:
-            raise
-        except Exception as err:
-            if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
-                err.add_note(_exception_note(case, calls, kwargs, err))
-            raise
     try:
-        results = [named_outputs(case.returns, value) for value in raw]
-    except ValueError as err:
-        pytest.fail(f"{case.step.module}.{case.function} — {err}", pytrace=False)
-    verdict = checks.evaluate(case, calls, results)
+        verdict, results = judge.run_case(fn, case, calls, checks.expected_outputs(case, calls))
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
+            err.add_note(_exception_note(case, calls, err))
+        raise
+    if results is None:
+        pytest.fail(verdict.message, pytrace=False)
     if not verdict.passed:
-        pytest.fail(checks.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
+        pytest.fail(judge.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
 
 
 def case_test(step_module, function):

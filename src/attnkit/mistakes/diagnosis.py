@@ -6,15 +6,13 @@ equal the reference's cannot be told apart on this case and is dropped; one that
 for `diagnose_exception`. After that, a diagnosis is a few array comparisons, most of them stopped
 by one number: the learner's value at the first cell where the mistake departs from the reference.
 """
-import copy
 import math
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..cases import invoke, named_outputs
-from ..checks import compare
+from ..judge import call_named, compare
 from ..reference import reference_function
 from .catalogue import catalogue
 from .worlds import variants
@@ -48,7 +46,7 @@ def _run(function, case, calls):
         warnings.simplefilter("ignore")
         for kwargs in calls:
             try:
-                outputs.append(named_outputs(case.returns, invoke(function, copy.deepcopy(kwargs))))
+                outputs.append(call_named(function, case.returns, kwargs))
             except Exception as err:  # noqa: BLE001 — any error a mistake makes is a fact to match
                 return Outcome((), (type(err).__name__, str(err)))
     return Outcome(tuple(outputs), ())
@@ -105,7 +103,7 @@ def _close(want, got, tolerance):
 
 
 def _roughly_equal(want, got, tolerance):
-    """False only where checks.compare would say no too; compare builds messages, this does not."""
+    """False only where judge.compare would say no too; compare builds messages, this does not."""
     want, got = np.asarray(want), np.asarray(got)
     if want.shape != got.shape:
         return False
@@ -136,7 +134,7 @@ def diagnose(case, calls, results):
     """The code of the known mistake whose outputs on `calls` match the learner's `results`, or None.
 
     `calls` are the case's calls (`case.build_calls()`); `results` one {part name: value} per call,
-    as `checks.evaluate` takes them. Only mistakes that change the reference's outputs on these
+    as `judge.evaluate` takes them. Only mistakes that change the reference's outputs on these
     calls are considered, every part of every call must match, and the first match in catalogue
     order wins.
     """

@@ -1,7 +1,7 @@
 """Cases of the catalogue as plain data for `runtime.StepChecks.run`, and as Python text for a cell.
 
 Argument specs stay as the catalogue writes them (the kernel builds them with the kit's own
-`build_arg`), except specs that call the reference solution: those, and every expected value, are
+`judge.build_arg`), except specs that call the reference solution: those, and every expected value, are
 computed here and stored as arrays, so the notebook never needs the solutions.
 """
 import base64
@@ -9,8 +9,9 @@ import math
 
 import numpy as np
 
-from .. import checks, mistakes
-from ..cases import _DTYPES, build_arg, pick
+from .. import checks, judge, mistakes
+from ..cases import build_arg
+from ..judge import DTYPES, pick
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
@@ -19,7 +20,7 @@ def encode_array(value):
     arr = np.asarray(value)
     if arr.dtype.hasobject:
         raise ValueError(f"cannot store an array of Python objects in the notebook: {arr!r:.80}")
-    if arr.size <= SMALL and str(arr.dtype) in _DTYPES:  # the dtypes build_arg reads back
+    if arr.size <= SMALL and str(arr.dtype) in DTYPES:  # the dtypes build_arg reads back
         return {"array": arr.tolist(), "dtype": str(arr.dtype)}
     return {"b64": base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii"),
             "dtype": str(arr.dtype), "shape": list(arr.shape)}
@@ -47,7 +48,7 @@ def known_mistakes(case, calls, expected):
                 found.append({**entry, "error": list(outcome.error)})
                 continue
             results = list(outcome.outputs)
-            if not checks.evaluate(case, calls, results, expected).passed:
+            if not judge.evaluate(case, calls, results, expected).passed:
                 if expected is not None:  # only the parts the case checks, as the checks pick them
                     results = [{p: pick(r, p) for p in want} for r, want in zip(results, expected)]
                 found.append({**entry, "outputs": [{p: encode_array(v) for p, v in r.items()} for r in results]})
