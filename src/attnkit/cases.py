@@ -122,6 +122,16 @@ def cases_for(step_module=None, visibility=None, function=None):
             and (function is None or c.function == function)]
 
 
+def hidden_concepts(step_module):
+    """Concepts only the hidden cases of a step check (in catalogue order, without repeats)."""
+    public = {c.concept for c in cases_for(step_module, "public")}
+    seen = []
+    for c in cases_for(step_module, "hidden"):
+        if c.concept not in public and c.concept not in seen:
+            seen.append(c.concept)
+    return seen
+
+
 def case(name):
     """The case called `name`."""
     for c in all_cases():

@@ -304,6 +304,17 @@ def teaching_message(case, calls, verdict, diagnosis_text=""):
     return "\n".join(lines)
 
 
+def exception_note(case, calls, diagnosis_text=""):
+    """What a public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
+    inputs = " | ".join("; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
+                                  for name, value in kwargs.items() if not name.startswith("*")) for kwargs in calls)
+    lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
+    if diagnosis_text:
+        lines.append(f"likely mistake: {diagnosis_text}")
+    lines.append(f"read lesson {case.lesson}")
+    return "\n".join(lines)
+
+
 def run_case(fn, case, calls, expected):
     """Call `fn` once per call (on copies of the arguments), name the parts, judge: (Verdict, results).
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..judge import call_named, compare
+from ..judge import call_named, compare, evaluate, pick
 from ..reference import reference_function
 from .catalogue import catalogue
 from .worlds import variants
@@ -71,6 +71,21 @@ def outcomes(case, calls):
     function gives on these calls, in diagnosis order."""
     return [(code, _run(function, case, calls))
             for code in catalogue() for function in variants(code, case.step.module, case.function)]
+
+
+def failing(case, calls, expected):
+    """[(code, Outcome)] of the mistakes that fail `case` on `calls`, in diagnosis order: the error a
+    mistake raises, or its outputs (only the parts the case checks, as its picks take them)."""
+    found = []
+    with np.errstate(all="ignore"):
+        for code, outcome in outcomes(case, calls):
+            if outcome.error:
+                found.append((code, outcome))
+            elif not evaluate(case, calls, list(outcome.outputs), expected).passed:
+                outputs = outcome.outputs if expected is None else tuple(
+                    {p: pick(r, p) for p in want} for r, want in zip(outcome.outputs, expected))
+                found.append((code, Outcome(outputs, ())))
+    return found
 
 
 def _build(case, calls):

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from .. import checks, judge, mistakes
+from .. import checks, mistakes
 from ..cases import build_arg
-from ..judge import DTYPES, pick
+from ..judge import DTYPES
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
@@ -40,19 +40,10 @@ def known_mistakes(case, calls, expected):
     The notebook names the first one whose results the learner's match (`runtime.StepChecks`), as
     `attnkit.mistakes.diagnose` does for the public tests and the grader.
     """
-    found = []
-    with np.errstate(all="ignore"):
-        for code, outcome in mistakes.outcomes(case, calls):
-            entry = {"code": code, "text": mistakes.describe(code)}
-            if outcome.error:  # the error this mistake makes is what the notebook matches
-                found.append({**entry, "error": list(outcome.error)})
-                continue
-            results = list(outcome.outputs)
-            if not judge.evaluate(case, calls, results, expected).passed:
-                if expected is not None:  # only the parts the case checks, as the checks pick them
-                    results = [{p: pick(r, p) for p in want} for r, want in zip(results, expected)]
-                found.append({**entry, "outputs": [{p: encode_array(v) for p, v in r.items()} for r in results]})
-    return found
+    return [{"code": code, "text": mistakes.describe(code), "error": list(outcome.error)} if outcome.error
+            else {"code": code, "text": mistakes.describe(code),
+                  "outputs": [{p: encode_array(v) for p, v in r.items()} for r in outcome.outputs]}
+            for code, outcome in mistakes.failing(case, calls, expected)]
 
 
 def encode_case(case, small=False):

@@ -1,0 +1,198 @@
+"""`attnkit release OUT`: the student hand-out, its leak check, and the hand-out installed for real.
+
+The fresh-virtualenv test copies nothing of the kit: it writes the release into a temporary folder,
+makes a virtualenv there with the system's python3 (no attnkit in it), installs the release's own
+runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
+"""
+import py_compile
+import re
+import shutil
+import subprocess
+import zipfile
+
+import numpy as np
+import pytest
+
+from attnkit import checks, cli, manifest, stubs
+from attnkit.cases import cases_for
+from attnkit.paths import SOLUTIONS_DIR
+from attnkit.release import leaks
+
+N_PUBLIC = len(cases_for(visibility="public"))
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
+
+
+@pytest.fixture(scope="module")
+def release_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("handout") / "attention-exercises"
+    assert cli.main(["release", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def secrets():
+    return leaks.secrets()
+
+
+def test_release_holds_stubs_public_tests_runtime_and_no_solutions(release_dir):
+    names = {p.relative_to(release_dir).as_posix() for p in release_dir.rglob("*") if p.is_file()}
+    for step in manifest.steps():
+        assert f"exercises/{step.filename}" in names and f"exercises/test_{step.filename}" in names
+    assert {"README.md", "pyproject.toml", ".gitignore", "exercises/conftest.py", "exercises/shape_checks.py",
+            "runtime/attnkit_runtime/judge.py", "runtime/attnkit_runtime/data/snapshot.npz"} <= names
+    assert not [n for n in names if n.startswith(("solutions", "autograder")) or n.endswith(".yaml")]
+    stub = (release_dir / "exercises/step4_softmax.py").read_text(encoding="utf-8")
+    assert stub == stubs.generated_files()["step4_softmax.py"]
+
+
+def test_public_tests_show_their_inputs_and_expected_values(release_dir):
+    text = (release_dir / "exercises/test_step4_softmax.py").read_text(encoding="utf-8")
+    assert text.count("pytest.param(") == len(cases_for("step4_softmax", "public"))
+    assert "[{'S': np.array([[0.0, 1.0, 2.0]])}]" in text
+    assert "[{'P': np.array([[0.09, 0.2447, 0.6652]])}]" in text
+    assert "yaml" not in text and "attnkit.cases" not in text
+
+
+def test_leak_check_finds_nothing_in_a_release(release_dir, secrets):
+    assert leaks.scan(release_dir, secrets) == []
+    assert cli.main(["release", "--check", str(release_dir)]) == 0
+
+
+def _hidden_array():
+    """A float64 array of a hidden case, with values no public case holds."""
+    for case in cases_for(visibility="hidden"):
+        calls = case.build_calls()
+        for out in checks.expected_outputs(case, calls) or []:
+            for value in out.values():
+                arr = np.asarray(value)
+                if arr.dtype == np.float64 and arr.size >= 4 and np.isfinite(arr).all():
+                    return case, arr
+    raise AssertionError("no hidden case with a float64 result")
+
+
+def _solution_line(secrets):
+    return sorted(secrets.lines)[0]
+
+
+def _plant(kind, folder, secrets):
+    case, arr = _hidden_array()
+    hidden_value = next(x for x in arr.ravel().tolist() if repr(x).encode() in secrets.numbers)
+    if kind == "name in a text file":
+        (folder / "notes.md").write_text(f"see {case.name}\n")
+    elif kind == "name in a .pyc":
+        source = folder / "helper.py"
+        source.write_text(f"CASE = {case.name!r}\n")
+        py_compile.compile(str(source), cfile=str(folder / "helper.cpython-311.pyc"))
+        source.unlink()
+    elif kind == "value as text in a notebook":
+        (folder / "work.ipynb").write_text('{"cells": [{"source": ["x = %r"]}]}' % hidden_value)
+    elif kind == "raw float bytes in an .npz":
+        np.savez_compressed(folder / "cache.npz", a=np.concatenate([[1.0], arr.ravel()]))
+    elif kind == "solution line in a wheel":
+        with zipfile.ZipFile(folder / "extra-0.1-py3-none-any.whl", "w") as wheel:
+            wheel.writestr("extra/code.py", f"def f():\n    {_solution_line(secrets)}\n")
+    return {"name in a text file": "hidden case name", "name in a .pyc": "hidden case name",
+            "value as text in a notebook": "hidden value", "raw float bytes in an .npz": "hidden value bytes",
+            "solution line in a wheel": "solution line"}[kind]
+
+
+@pytest.mark.parametrize("kind", ["name in a text file", "name in a .pyc", "value as text in a notebook",
+                                  "raw float bytes in an .npz", "solution line in a wheel"])
+def test_leak_check_finds_a_planted_leak(kind, release_dir, secrets, tmp_path):
+    folder = tmp_path / "release"
+    shutil.copytree(release_dir, folder)
+    want = _plant(kind, folder / "exercises", secrets)
+    found = leaks.scan(folder, secrets)
+    assert found and {f.kind for f in found} == {want}, [str(f) for f in found]
+    assert cli.main(["release", "--check", str(folder)]) == 1
+
+
+def test_leak_check_takes_the_hidden_cases_from_the_kit_api(secrets):
+    assert secrets.names == {c.name.encode() for c in cases_for(visibility="hidden")}
+    assert not secrets.names & {c.name.encode() for c in cases_for(visibility="public")}
+
+
+# --- the release installed in a fresh virtualenv, with no kit on disk reachable from it ---
+
+@pytest.fixture(scope="module")
+def student_venv(tmp_path_factory):
+    """(release folder, its virtualenv's python): `pip install .` run in the release, bare environment."""
+    root = tmp_path_factory.mktemp("student")
+    handout = root / "handout"
+    assert cli.main(["release", str(handout)]) == 0
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root)}
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(root / ".venv")], check=True, cwd=root, env=env)
+    python = root / ".venv" / "bin" / "python"
+    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "."],
+                          cwd=handout, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    shutil.rmtree(handout / "build", ignore_errors=True)
+    return handout, python, env
+
+
+def student_pytest(student_venv, folder):
+    handout, python, env = student_venv
+    proc = subprocess.run([str(python), "-m", "pytest", str(folder), "-rf", "-p", "no:cacheprovider"],
+                          cwd=handout, env={**env, "COLUMNS": "400"}, capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def exercises_with(student_venv, tmp_path, own_steps, edit=None):
+    """A copy of the release's exercises/ with the reference files of `own_steps`, then `edit` applied."""
+    folder = tmp_path / "exercises"
+    shutil.copytree(student_venv[0] / "exercises", folder)
+    for module in own_steps:
+        shutil.copy(SOLUTIONS_DIR / f"{module}.py", folder / f"{module}.py")
+    for module, (old, new) in (edit or {}).items():
+        source = (folder / f"{module}.py").read_text(encoding="utf-8")
+        assert old in source
+        (folder / f"{module}.py").write_text(source.replace(old, new), encoding="utf-8")
+    return folder
+
+
+def test_the_venv_has_no_kit(student_venv):
+    handout, python, env = student_venv
+    proc = subprocess.run([str(python), "-c", "import attnkit"], cwd=handout, env=env, capture_output=True, text=True)
+    assert proc.returncode != 0 and "No module named 'attnkit'" in proc.stderr
+
+
+def test_stubs_fail_each_with_a_not_implemented_error(student_venv):
+    code, out = student_pytest(student_venv, student_venv[0] / "exercises")
+    assert code == 1, out
+    failures = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    assert len(failures) == N_PUBLIC and f"{N_PUBLIC} failed" in out, out
+    for nodeid, message in failures:
+        step = re.search(r"test_(step\d)_\w+\.py", nodeid).group(1)
+        own = message.startswith(f"NotImplementedError: Step {step[4]} ({step}")
+        earlier_first = re.match(r"NotImplementedError: step \d does not pass its own tests yet; fix it first", message)
+        assert own or (earlier_first and step == "step6"), (nodeid, message)
+    assert "Next: exercises/step1_projection.py" in out
+
+
+def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
+    code, out = student_pytest(student_venv, folder)
+    assert code == 0 and f"{N_PUBLIC} passed" in out, out
+    assert "That is not full marks yet" in out
+
+
+def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step2_scores": ("return kq / math.sqrt(d_h)", "return kq / d_h")})
+    code, out = student_pytest(student_venv, folder)
+    assert code == 1, out
+    assert "likely mistake: scale_by_d — divided by D_h instead of sqrt(D_h)" in out, out
+    assert "expected" in out and "got" in out
+
+
+def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step4_softmax": ("axis=-1", "axis=-2")})
+    code, out = student_pytest(student_venv, folder)
+    failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    step6 = [message for nodeid, message in failed if "test_step6_head.py" in nodeid]
+    assert step6 and all("step 4 does not pass its own tests yet; fix it first" in m for m in step6), out
+    assert [n for n, _ in failed if "test_step4_softmax.py" in n]
+    assert not [n for n, _ in failed if re.search(r"test_step[1235]_", n)]
+    assert "likely mistake: softmax_wrong_axis" in out
+
