@@ -70,6 +70,16 @@ def _hidden_array():
     raise AssertionError("no hidden case with a float64 result")
 
 
+def _hidden_float32_input():
+    """A float32 input of a hidden case."""
+    for case in cases_for(visibility="hidden"):
+        for kwargs in case.build_calls():
+            for arg, value in kwargs.items():
+                if not arg.startswith("*") and np.asarray(value).dtype == np.float32 and np.size(value) >= 4:
+                    return np.asarray(value)
+    raise AssertionError("no hidden case with a float32 input")
+
+
 def _solution_line(secrets):
     return sorted(secrets.lines)[0]
 
@@ -88,16 +98,20 @@ def _plant(kind, folder, secrets):
         (folder / "work.ipynb").write_text('{"cells": [{"source": ["x = %r"]}]}' % hidden_value)
     elif kind == "raw float bytes in an .npz":
         np.savez_compressed(folder / "cache.npz", a=np.concatenate([[1.0], arr.ravel()]))
+    elif kind == "float32 bytes at an odd offset":
+        (folder / "blob.bin").write_bytes(b"\x00\x01\x02" + _hidden_float32_input().tobytes())
     elif kind == "solution line in a wheel":
         with zipfile.ZipFile(folder / "extra-0.1-py3-none-any.whl", "w") as wheel:
             wheel.writestr("extra/code.py", f"def f():\n    {_solution_line(secrets)}\n")
     return {"name in a text file": "hidden case name", "name in a .pyc": "hidden case name",
             "value as text in a notebook": "hidden value", "raw float bytes in an .npz": "hidden value bytes",
+            "float32 bytes at an odd offset": "hidden value bytes",
             "solution line in a wheel": "solution line"}[kind]
 
 
 @pytest.mark.parametrize("kind", ["name in a text file", "name in a .pyc", "value as text in a notebook",
-                                  "raw float bytes in an .npz", "solution line in a wheel"])
+                                  "raw float bytes in an .npz", "float32 bytes at an odd offset",
+                                  "solution line in a wheel"])
 def test_leak_check_finds_a_planted_leak(kind, release_dir, secrets, tmp_path):
     folder = tmp_path / "release"
     shutil.copytree(release_dir, folder)
@@ -110,6 +124,16 @@ def test_leak_check_finds_a_planted_leak(kind, release_dir, secrets, tmp_path):
 def test_leak_check_takes_the_hidden_cases_from_the_kit_api(secrets):
     assert secrets.names == {c.name.encode() for c in cases_for(visibility="hidden")}
     assert not secrets.names & {c.name.encode() for c in cases_for(visibility="public")}
+
+
+def test_leak_check_refuses_when_the_kit_has_no_hidden_case(monkeypatch, release_dir, capsys):
+    """A kit installed without its hidden cases has nothing to look for: the check must not pass."""
+    monkeypatch.setattr(leaks, "cases_for", lambda visibility=None: [] if visibility == "hidden"
+                        else cases_for(visibility=visibility))
+    with pytest.raises(ValueError, match="no hidden case"):
+        leaks.secrets()
+    assert cli.main(["release", "--check", str(release_dir)]) == 2
+    assert "no hidden case" in capsys.readouterr().err
 
 
 # --- the release installed in a fresh virtualenv, with no kit on disk reachable from it ---

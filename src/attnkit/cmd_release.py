@@ -8,7 +8,8 @@ def register(sub):
                                    "with `pip install .`, a README. With --check, scan an existing OUT (every file, "
                                    "archives opened) for hidden cases and solution code. See docs/RELEASE.md.")
     p.add_argument("directory", metavar="OUT", help="the release folder (created if needed)")
-    p.add_argument("--check", action="store_true", help="only scan OUT for leaks; exit 1 if any is found")
+    p.add_argument("--check", action="store_true",
+                   help="only scan OUT for leaks; exit 1 if any is found, 2 if the kit has no hidden case to look for")
     p.add_argument("--force", action="store_true", help="write into OUT even if it is not empty")
     p.set_defaults(func=run)
 
@@ -18,7 +19,11 @@ def run(args):
     from .release import leaks
 
     if args.check:
-        found = leaks.scan(args.directory)
+        try:
+            found = leaks.scan(args.directory)
+        except ValueError as err:
+            print(f"attnkit release --check: {err}", file=sys.stderr)
+            return 2
         for finding in found:
             print(finding)
         print(f"attnkit release --check: {len(found)} leak(s) in {args.directory}" if found

@@ -86,6 +86,9 @@ def secrets(solutions_dir=SOLUTIONS_DIR):
             public_numbers |= _number_texts(arr)
             public_raw |= _raw_patterns(arr)
     hidden = cases_for(visibility="hidden")
+    if not hidden:
+        raise ValueError("no hidden case to look for: this kit holds none (run the check from the kit's "
+                         "checkout, where the hidden cases are)")
     for case in hidden:
         for arr in _arrays(case):
             numbers |= _number_texts(arr)
