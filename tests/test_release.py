@@ -4,10 +4,12 @@ The fresh-virtualenv test copies nothing of the kit: it writes the release into 
 makes a virtualenv there with the system's python3 (no attnkit in it), installs the release's own
 runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
 """
+import inspect
 import py_compile
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -220,3 +222,21 @@ def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_pat
     assert not [n for n, _ in failed if re.search(r"test_step[1235]_", n)]
     assert "likely mistake: softmax_wrong_axis" in out
 
+
+
+@pytest.mark.parametrize("module", ["judge", "loader", "ladder"])
+def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
+    """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""
+    import ast
+    import importlib
+
+    source = inspect.getsource(importlib.import_module(f"attnkit.{module}"))
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
+            assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
+    assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported

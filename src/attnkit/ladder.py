@@ -52,6 +52,14 @@ def render(tallies, steps, hidden, exercises_label="exercises"):
     return "\n".join(lines)
 
 
+def register(config, steps, hidden, exercises_label):
+    """From a pytest_configure hook: short tracebacks (the learner's failing line, not whole
+    functions) and the ladder after pytest's summary."""
+    if config.option.tbstyle == "auto":
+        config.option.tbstyle = "short"
+    config.pluginmanager.register(LadderPlugin(steps, hidden, exercises_label), "attnkit-ladder")
+
+
 class LadderPlugin:
     """pytest plugin: counts each step's public test outcomes and prints the ladder after the summary.
 

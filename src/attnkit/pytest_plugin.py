@@ -1,8 +1,7 @@
 """pytest hooks for exercises/ (imported by exercises/conftest.py): the --solutions switch and the
 progress ladder at the end of the run."""
-from . import manifest
+from . import ladder, manifest
 from .cases import hidden_concepts
-from .ladder import LadderPlugin
 from .public import SOLUTIONS_OPTION
 
 
@@ -12,9 +11,6 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    if config.option.tbstyle == "auto":
-        config.option.tbstyle = "short"  # a learner needs the failing line of their file, not whole functions
     steps = manifest.steps()
     label = "solutions" if config.getoption(SOLUTIONS_OPTION) else "exercises"
-    plugin = LadderPlugin(steps, {s.module: hidden_concepts(s.module) for s in steps}, label)
-    config.pluginmanager.register(plugin, "attnkit-ladder")
+    ladder.register(config, steps, {s.module: hidden_concepts(s.module) for s in steps}, label)

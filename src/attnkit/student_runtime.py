@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from .judge import evaluate_safely, exception_note, portable_case, run_case, teaching_message
-from .ladder import LadderPlugin
+from .ladder import register
 from .loader import StepLoadError, load_step
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -183,7 +183,4 @@ def check(case, calls, expected, request):
 
 def pytest_configure(config):
     """Short tracebacks (the learner's failing line) and the progress ladder after the summary."""
-    if config.option.tbstyle == "auto":
-        config.option.tbstyle = "short"
-    hidden = course()["hidden_concepts"]
-    config.pluginmanager.register(LadderPlugin(LAYOUT.steps(), hidden, "exercises"), "attnkit-ladder")
+    register(config, LAYOUT.steps(), course()["hidden_concepts"], "exercises")
