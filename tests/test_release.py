@@ -53,6 +53,9 @@ def test_public_tests_show_their_inputs_and_expected_values(release_dir):
     assert "[{'S': np.array([[0.0, 1.0, 2.0]])}]" in text
     assert "[{'P': np.array([[0.09, 0.2447, 0.6652]])}]" in text
     assert "yaml" not in text and "attnkit.cases" not in text
+    head = (release_dir / "exercises/test_step6_head.py").read_text(encoding="utf-8")
+    assert "'Q': recipe({'normal': [3, 4], 'seed': 601})" in head  # a generated input shows its recipe
+    assert "'O': stored('attention_twelve_heads/expected/0/O')" in head  # a large expected value: the snapshot
 
 
 def test_leak_check_finds_nothing_in_a_release(release_dir, secrets):

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from .judge import evaluate_safely, exception_note, portable_case, run_case, teaching_message
+from .judge import build_arg, evaluate_safely, exception_note, portable_case, run_case, teaching_message
 from .ladder import register
 from .loader import StepLoadError, load_step
 
@@ -36,6 +36,11 @@ def course():
 def _snapshot():
     with np.load(DATA_DIR / "snapshot.npz", allow_pickle=False) as data:
         return {key: data[key] for key in data.files}
+
+
+def recipe(spec):
+    """An array made as the case catalogue describes it, e.g. recipe({"normal": [3, 4], "seed": 7})."""
+    return build_arg(spec)
 
 
 def stored(key):

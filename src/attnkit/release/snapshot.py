@@ -20,10 +20,8 @@ class Snapshot:
     def __init__(self):
         self.arrays = {}
 
-    def literal(self, value, key):
-        """`value` as Python source: an inline literal, or stored("<key>") for a large array."""
-        if isinstance(value, (list, tuple)) and key.endswith("*"):
-            return "[" + ", ".join(self.literal(v, f"{key[:-1]}{k}") for k, v in enumerate(value)) + "]"
+    def literal(self, value, key, indent):
+        """`value` as Python source: an inline literal (one line per row), or stored("<key>")."""
         if not isinstance(value, (np.ndarray, np.generic)):
             return repr(value)
         arr = np.asarray(value)
@@ -31,15 +29,37 @@ class Snapshot:
             self.arrays[key] = arr
             return f"stored({key!r})"
         dtype = "" if arr.dtype in (np.float64, np.bool_) else f", dtype=np.{arr.dtype}"
-        return f"np.array({_numbers(arr.tolist())}{dtype})"
+        rows = arr.tolist()
+        if arr.ndim >= 2 and len(_python(rows)) > 60:
+            pad = " " * (indent + 10)
+            return "np.array([" + f",\n{pad}".join(_python(row) for row in rows) + f"]{dtype})"
+        return f"np.array({_python(rows)}{dtype})"
+
+    def argument(self, spec, value, key, indent):
+        """One argument: its recipe when the catalogue generates it (`recipe({...})`), else its value."""
+        if isinstance(spec, dict) and "call" not in spec:
+            return f"recipe({_python(spec)})"
+        return self.literal(value, key, indent)
 
 
-def _numbers(value):
+def _python(value):
+    """Lists, dicts, numbers and strings as Python source, with inf and nan spelled np.inf / np.nan."""
     if isinstance(value, list):
-        return "[" + ", ".join(_numbers(v) for v in value) + "]"
+        return "[" + ", ".join(_python(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_python(v)}" for k, v in value.items()) + "}"
     if isinstance(value, float) and not math.isfinite(value):
         return "np.nan" if math.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
     return repr(value)
+
+
+def _dict_text(items, indent):
+    """{key: text, …} laid out one entry per line when long."""
+    one_line = "{" + ", ".join(f"{k!r}: {v}" for k, v in items) + "}"
+    if len(one_line) <= 80 and "\n" not in one_line:
+        return one_line
+    pad = " " * (indent + 1)
+    return "{" + f",\n{pad}".join(f"{k!r}: {v}" for k, v in items) + "}"
 
 
 def public_case(case, snapshot):
@@ -52,12 +72,10 @@ def public_case(case, snapshot):
         fields["hint"] = case.hint
     if expected is None:  # a property: the rule is in `expect`
         fields["expect"] = case.expect
-    calls_text = "[" + ", ".join(
-        "{" + ", ".join(f"{arg!r}: {snapshot.literal(v, f'{case.name}/input/{k}/{arg}' + ('/*' if arg.startswith('*') else ''))}"
-                        for arg, v in kwargs.items()) + "}" for k, kwargs in enumerate(calls)) + "]"
-    expected_text = "None" if expected is None else "[" + ", ".join(
-        "{" + ", ".join(f"{part!r}: {snapshot.literal(v, f'{case.name}/expected/{k}/{part}')}" for part, v in out.items())
-        + "}" for k, out in enumerate(expected)) + "]"
+    calls_text = _calls_text(case, calls, snapshot)
+    expected_text = "None" if expected is None else "[" + ",\n         ".join(_dict_text(
+        [(part, snapshot.literal(v, f"{case.name}/expected/{k}/{part}", 9 + len(part) + 4)) for part, v in out.items()], 9)
+        for k, out in enumerate(expected)) + "]"
     stored_mistakes = []
     for j, (code, outcome) in enumerate(mistakes.failing(case, calls, expected)):
         entry = {"code": code, "text": mistakes.describe(code)}
@@ -70,6 +88,22 @@ def public_case(case, snapshot):
                     snapshot.arrays[f"{case.name}/mistake/{j}/{k}/{part}"] = np.asarray(value)
         stored_mistakes.append(entry)
     return fields, calls_text, expected_text, stored_mistakes
+
+
+def _calls_text(case, calls, snapshot):
+    texts = []
+    for k, (specs, kwargs) in enumerate(zip(case.calls, calls)):
+        items = []
+        for arg, value in kwargs.items():
+            key, indent = f"{case.name}/input/{k}/{arg}", 9 + len(arg) + 4
+            if arg.startswith("*"):
+                text = "[" + ", ".join(snapshot.argument(s, v, f"{key}/{n}", indent)
+                                       for n, (s, v) in enumerate(zip(specs[arg], value))) + "]"
+            else:
+                text = snapshot.argument(specs[arg], value, key, indent)
+            items.append((arg, text))
+        texts.append(_dict_text(items, 9))
+    return "[" + ",\n         ".join(texts) + "]"
 
 
 def course_data(mistakes_by_case):

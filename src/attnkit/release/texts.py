@@ -62,8 +62,10 @@ def _param(fields, calls, expected, module):
     spec = ",\n".join(f"{' ' * 13}{key}={value!r}" for key, value in fields.items()).lstrip()
     return (f"    pytest.param(\n"
             f"        case({module!r}, {spec}),\n"
-            f"        {calls},  # calls: the arguments of each call\n"
-            f"        {expected},  # expected: what each call must give\n"
+            f"        # calls: the arguments of each call\n"
+            f"        {calls},\n"
+            f"        # expected: what each call must give\n"
+            f"        {expected},\n"
             f"        id={fields['name']!r}),\n")
 
 
@@ -75,20 +77,21 @@ def test_file(step, cases, runtime):
         Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)
         Each case: `case(...)` says what it checks and where to read; then the arguments of each call;
         then what each call must give, by part of the result (None: a property, stated in `expect`).
+        recipe({{"normal": [3, 4], "seed": 7}}) is numpy's default_rng(7).standard_normal((3, 4)); the
+        other recipes are described in {runtime}/judge.py (build_arg). stored("...") is a large array
+        of the runtime's snapshot.
         """
         import numpy as np
         import pytest
 
-        from {runtime}.exercise import case, check, for_function, stored  # noqa: F401
+        from {runtime}.exercise import case, check, for_function, recipe, stored  # noqa: F401
 
         CASES = [
         ''')
     body = "".join(_param(fields, calls, expected, step.module) for fields, calls, expected in cases)
-    tests = "".join(textwrap.dedent(f'''
-
-
+    tests = "\n\n".join(textwrap.dedent(f'''\
         @pytest.mark.parametrize("case, calls, expected", for_function(CASES, {fn.name!r}))
         def test_{fn.name}(case, calls, expected, request):
             check(case, calls, expected, request)
         ''') for fn in step.functions)
-    return header + body + "]" + tests.rstrip("\n") + "\n"
+    return header + body + "]\n\n\n" + tests
