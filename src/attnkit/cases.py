@@ -34,6 +34,11 @@ class Case:
     hint: str  # extra teaching text shown when it fails ("" if none)
 
     @property
+    def read(self):
+        """Where to read, as the messages show it."""
+        return f"lesson {self.lesson}"
+
+    @property
     def public(self):
         return self.visibility == "public"
 

@@ -10,7 +10,7 @@ arrays instead. Judging never calls learner code except in `run_case`, which the
 wherever learner code may run.
 
 A case here is anything with the attributes `name`, `step.module`, `function`, `returns`, `concept`,
-`lesson`, `hint`, `tolerance` and `expect` (`attnkit.cases.Case`, or `portable_case` below).
+`read` (where to read, as the learner sees it), `hint`, `tolerance` and `expect` (`attnkit.cases.Case`, or `portable_case` below).
 """
 import copy
 import re
@@ -300,7 +300,7 @@ def teaching_message(case, calls, verdict, diagnosis_text=""):
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:
         lines.append(f"  hint: {case.hint}")
-    lines.append(f"  read: lesson {case.lesson}")
+    lines.append(f"  read: {case.read}")
     return "\n".join(lines)
 
 
@@ -311,7 +311,7 @@ def exception_note(case, calls, diagnosis_text=""):
     lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
     if diagnosis_text:
         lines.append(f"likely mistake: {diagnosis_text}")
-    lines.append(f"read lesson {case.lesson}")
+    lines.append(f"read: {case.read}")
     return "\n".join(lines)
 
 
@@ -346,5 +346,5 @@ def portable_case(module, spec):
     """A case from plain data (the release's test files, the notebook's cells): a namespace with
     the attributes judging and the teaching messages read."""
     return SimpleNamespace(step=SimpleNamespace(module=module), name=spec["name"], function=spec["function"],
-                           concept=spec["concept"], lesson=spec["lesson"], hint=spec.get("hint", ""),
+                           concept=spec["concept"], read=spec["read"], hint=spec.get("hint", ""),
                            returns=tuple(spec["returns"]), tolerance=spec["tolerance"], expect=spec.get("expect", {}))

@@ -58,7 +58,7 @@ def encode_case(case, small=False):
         "name": case.name,
         "function": case.function,
         "concept": case.concept,
-        "lesson": case.lesson,
+        "read": case.read,
         "returns": list(case.returns),
         "tolerance": case.tolerance,
         "calls": [{arg: _encode_arg(arg, s) for arg, s in call.items()} for call in case.calls],

@@ -67,7 +67,7 @@ def public_case(case, snapshot):
     calls = case.build_calls()
     expected = checks.expected_outputs(case, calls)
     fields = {"name": case.name, "function": case.function, "returns": list(case.returns), "concept": case.concept,
-              "lesson": case.lesson, "tolerance": case.tolerance}
+              "read": case.read, "tolerance": case.tolerance}
     if case.hint:
         fields["hint"] = case.hint
     if expected is None:  # a property: the rule is in `expect`
