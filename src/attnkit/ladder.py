@@ -1,8 +1,8 @@
 """The progress ladder printed at the end of `pytest exercises` and by `attnkit check`.
 
 Standard library only: the student release ships this file as it is. `steps` are objects with
-`number`, `module`, `filename`, `title` and `lesson` (the kit's manifest steps, or the release's
-stored copy); `hidden` maps a step module to the concepts only its hidden cases check.
+`number`, `module`, `filename`, `title` and `read` (where to read): the kit's manifest steps, or
+the release's stored copy. `hidden` maps a step module to the concepts only its hidden cases check.
 """
 import textwrap
 from dataclasses import dataclass
@@ -39,7 +39,7 @@ def render(tallies, steps, hidden, exercises_label="exercises"):
     if next_step is not None:
         lines += ["", f"Next: {exercises_label}/{next_step.filename} — {next_step.title}.",
                   f"      First failure: {tallies[next_step.module].first_failure}",
-                  f"      Read lesson {next_step.lesson}, then run: pytest {exercises_label}/test_{next_step.filename}"]
+                  f"      Read {next_step.read}, then run: pytest {exercises_label}/test_{next_step.filename}"]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
     lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded run "

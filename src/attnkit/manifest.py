@@ -23,6 +23,11 @@ class Step:
     functions: tuple  # of Function, in manifest order
 
     @property
+    def read(self):
+        """Where to read, as the messages show it."""
+        return f"lesson {self.lesson}"
+
+    @property
     def filename(self):
         return f"{self.module}.py"
 

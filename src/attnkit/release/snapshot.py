@@ -110,7 +110,7 @@ def course_data(mistakes_by_case):
     """course.json: the steps, the provided modules, what the hidden tests check, the known mistakes."""
     return {
         "provided": list(manifest.provided_modules()),
-        "steps": [{"number": s.number, "module": s.module, "title": s.title, "lesson": s.lesson,
+        "steps": [{"number": s.number, "module": s.module, "title": s.title, "read": s.read,
                    "depends_on": list(s.depends_on)} for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
         "mistakes": mistakes_by_case,
