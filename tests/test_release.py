@@ -47,6 +47,11 @@ def test_release_holds_stubs_public_tests_runtime_and_no_solutions(release_dir):
     assert stub == stubs.generated_files()["step4_softmax.py"]
 
 
+def test_release_refuses_a_folder_that_is_not_empty(release_dir, capsys):
+    assert cli.main(["release", str(release_dir)]) == 1
+    assert "is not empty" in capsys.readouterr().err
+
+
 def test_public_tests_show_their_inputs_and_expected_values(release_dir):
     text = (release_dir / "exercises/test_step4_softmax.py").read_text(encoding="utf-8")
     assert text.count("pytest.param(") == len(cases_for("step4_softmax", "public"))
@@ -205,13 +210,16 @@ def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
     assert "That is not full marks yet" in out
 
 
-def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path):
-    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
-                            {"step2_scores": ("return kq / math.sqrt(d_h)", "return kq / d_h")})
+@pytest.mark.parametrize("slip, named", [
+    (("return kq / math.sqrt(d_h)", "return kq / d_h"), "likely mistake: scale_by_d — divided by D_h instead of sqrt(D_h)"),
+    (("return Q @ np.swapaxes(K, -1, -2)", "return Q @ K.T"), "likely mistake: batch_transpose — used .T on a batched array"),
+], ids=["wrong output: scale_by_d", "error raised: batch_transpose"])
+def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, named):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()], {"step2_scores": slip})
     code, out = student_pytest(student_venv, folder)
     assert code == 1, out
-    assert "likely mistake: scale_by_d — divided by D_h instead of sqrt(D_h)" in out, out
-    assert "expected" in out and "got" in out
+    assert named in out, out
+    assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
 
 
 def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_path):
