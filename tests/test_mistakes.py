@@ -6,7 +6,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from attnkit import manifest
+from attnkit import lessons, manifest
 from attnkit.cases import all_cases, cases_for, invoke, named_outputs
 from attnkit.checks import evaluate
 from attnkit.mistakes import catalogue, describe, diagnose, diagnose_exception, mistaken_function, variants
@@ -56,8 +56,8 @@ def test_catalogue_holds_every_spec_code_with_its_text():
     modules = {s.module for s in manifest.steps()}
     for code, mistake in known.items():
         assert mistake.code == code and mistake.step in modules
-        assert mistake.summary and mistake.advice and "lesson" in mistake.advice
-        assert describe(code) == f"{mistake.summary}. {mistake.advice}"
+        assert mistake.summary and mistake.advice and mistake.lesson
+        assert describe(code, "en") == f"{mistake.summary}. {mistake.advice} Read: {lessons.link(mistake.lesson, 'en')}."
 
 
 @pytest.mark.parametrize("code", list(catalogue()))

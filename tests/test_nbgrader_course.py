@@ -147,7 +147,7 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     printed, error = outcome["test_step6_head"]
     assert isinstance(error, AssertionError) and "24 points" in str(error)
     assert "FAILED (public check): step6_head.attention — the whole head on the lesson's 2×4 example" in printed
-    assert "FAILED (hidden check)" in printed and "read: lesson" in printed
+    assert "FAILED (hidden check)" in printed and "read: lessons/en/step6_head.md" in printed
     assert f"likely mistake: {mistakes.describe('scale_missing')}" in printed  # as the public tests say it
     assert all(outcome[f"test_{s.module}"][1] is None for s in STEPS if s.module != "step6_head")
 

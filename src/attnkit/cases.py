@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 import yaml
 
-from . import manifest
+from . import lessons, manifest
 from .indexing import parse_index, parse_pick
 from .paths import CASES_DIR
 
@@ -30,12 +30,17 @@ class Case:
     function: str
     visibility: str  # "public" or "hidden"
     concept: str  # what it checks, in a learner's words (shown in the ladder and reports)
-    lesson: str  # where to read
+    lesson: str  # where to read: a lesson reference, e.g. "step4_softmax#stability" (attnkit.lessons)
     calls: tuple  # of dict: argument name -> spec
     expect: dict  # see docs/CASES.md
     tolerance: dict  # {"atol": …, "rtol": …}
     weight: float  # share of the step's points (rubric.yaml) relative to the step's other cases
     hint: str  # extra teaching text shown when it fails ("" if none)
+
+    @property
+    def read(self):
+        """Where to read, as the learner opens it: "lessons/en/step4_softmax.md#stability"."""
+        return lessons.link(self.lesson)
 
     @property
     def public(self):

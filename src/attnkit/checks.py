@@ -186,5 +186,5 @@ def teaching_message(case, calls, verdict, diagnosis_text=""):
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:
         lines.append(f"  hint: {case.hint}")
-    lines.append(f"  read: lesson {case.lesson}")
+    lines.append(f"  read: {case.read}")
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 import textwrap
 from dataclasses import dataclass
 
-from . import manifest
+from . import lessons, manifest
 from .cases import cases_for
 
 
@@ -47,7 +47,7 @@ def render(tallies, exercises_label="exercises"):
     if next_step is not None:
         lines += ["", f"Next: {exercises_label}/{next_step.filename} — {next_step.title}.",
                   f"      First failure: {tallies[next_step.module].first_failure}",
-                  f"      Read lesson {next_step.lesson}, then run: pytest {exercises_label}/test_{next_step.filename}"]
+                  f"      Read {lessons.link(next_step.lesson)}, then run: pytest {exercises_label}/test_{next_step.filename}"]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
     lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded run "

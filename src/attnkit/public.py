@@ -59,7 +59,7 @@ def _exception_note(case, calls, kwargs, error):
     likely = _diagnosis(case, calls, error=error)
     if likely:
         lines.append(f"likely mistake: {likely}")
-    lines.append(f"read lesson {case.lesson}")
+    lines.append(f"read: {case.read}")
     return "\n".join(lines)
 
 

@@ -140,7 +140,7 @@ def _not_run(planned, result, problem):
         return "failed", _not_written(case, "replace the `raise NotImplementedError` with your code"), None
     if result.status == "timeout":
         return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
-                           f"inputs need?)\n  read: lesson {case.lesson}", None)
+                           f"inputs need?)\n  read: {case.read}", None)
     if result.status == "crashed":
         return ("error", f"{where}\n  the process running your code died before returning "
                          f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
@@ -154,4 +154,4 @@ def _not_run(planned, result, problem):
 
 def _not_written(case, what):
     return (f"{case.step.module}.{case.function} — {case.concept}\n  step {case.step.number} "
-            f"({case.step.module}.{case.function}) is {NOT_WRITTEN}: {what}.\n  read: lesson {case.lesson}")
+            f"({case.step.module}.{case.function}) is {NOT_WRITTEN}: {what}.\n  read: {case.read}")

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .. import checks, mistakes
+from .. import checks, lessons, mistakes
 from ..cases import _DTYPES, build_arg, pick
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
@@ -42,7 +42,7 @@ def known_mistakes(case, calls, expected):
     found = []
     with np.errstate(all="ignore"):
         for code, outcome in mistakes.outcomes(case, calls):
-            entry = {"code": code, "text": mistakes.describe(code)}
+            entry = {"code": code, "text": mistakes.describe(code, "en")}
             if outcome.error:  # the error this mistake makes is what the notebook matches
                 found.append({**entry, "error": list(outcome.error)})
                 continue
@@ -66,7 +66,7 @@ def encode_case(case, small=False):
         "name": case.name,
         "function": case.function,
         "concept": case.concept,
-        "lesson": case.lesson,
+        "read": lessons.link(case.lesson, "en"),
         "returns": list(case.returns),
         "tolerance": case.tolerance,
         "calls": [{arg: _encode_arg(arg, s) for arg, s in call.items()} for call in case.calls],

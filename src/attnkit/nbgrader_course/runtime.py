@@ -50,7 +50,7 @@ class NotebookCase:
         self.name = spec["name"]
         self.function = spec["function"]
         self.concept = spec["concept"]
-        self.lesson = spec["lesson"]
+        self.read = spec["read"]
         self.hint = spec.get("hint", "")
         self.returns = tuple(spec["returns"])
         self.tolerance = spec["tolerance"]
