@@ -4,6 +4,7 @@ References come in two spellings of one form (attnkit.lessons): the short `<less
 data (case files, manifest, mistake catalogue), and the rendered path `lessons/en/<lesson>.md#<anchor>`
 written into text (docstrings, hints, READMEs, links between lessons). Both must resolve in en/ and zh/.
 """
+import importlib.util
 import re
 
 import pytest
@@ -125,3 +126,26 @@ def test_a_reference_renders_in_the_learners_language(monkeypatch):
 def test_a_malformed_reference_is_refused(bad):
     with pytest.raises(ValueError, match="lesson reference"):
         lessons.parse(bad)
+
+
+def test_a_case_with_an_old_style_lesson_is_refused_when_loaded():
+    softmax_step = next(s for s in manifest.steps() if s.module == "step4_softmax")
+    raw = {"name": "old_style", "function": "softmax", "concept": "c", "lesson": "000 · 第三步：Softmax",
+           "args": {"S": [[0.0, 1.0]]}, "expect": {"reference": True}}
+    with pytest.raises(ValueError, match="case 'old_style': lesson reference"):
+        cases._parse_case(softmax_step, raw, {})
+
+
+def test_the_relink_script_maps_old_references_per_step_and_can_run_again(tmp_path):
+    spec = importlib.util.spec_from_file_location("relink_lessons", ROOT / "tools" / "relink_lessons.py")
+    relink = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(relink)
+    old = "000 · 最小数值例子 (P = [[1, 0], [0.378, 0.622]])"
+    for module, new in (("step4_softmax", "step4_softmax#worked-examples"), ("step6_head", "step6_head#minimal-example")):
+        path = tmp_path / f"{module}.yaml"
+        path.write_text(f'cases:\n  - name: a\n    lesson: "{old}"\n  - name: b\n    lesson: "not in the table"\n',
+                        encoding="utf-8")
+        assert relink.relink(path) == ["not in the table"]
+        assert f'    lesson: "{new}"\n' in path.read_text(encoding="utf-8")
+        assert relink.relink(path) == ["not in the table"]  # the relinked line is left alone
+    assert all(not unresolved(*lessons.parse(new)) for new in relink.MAPPING.values())

@@ -4,12 +4,15 @@ Run once from the kit's root: `python tools/relink_lessons.py [YAML…]` (defaul
 every case file under src/attnkit/data/cases/ and autograder/). Each `lesson: "<old>"` line whose
 old text is in MAPPING becomes `lesson: "<new>"`; the same old text may map differently per step
 (the 2×4 example is a softmax example in step 4 and a whole-head example in step 6), so a key is
-(step module, old text), with the module None for "any step". An old text not in the table is
+(step module, old text), with the module None for "any step". A line that already holds a
+reference is left alone, so the script can run again after a merge. An old text not in the table is
 reported and left as it is; tests/test_lesson_references.py then fails on it.
 """
 import re
 import sys
 from pathlib import Path
+
+from attnkit.lessons import REFERENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,7 +80,7 @@ def relink(path):
     lines, unmapped = path.read_text(encoding="utf-8").splitlines(keepends=True), []
     for k, line in enumerate(lines):
         match = _LESSON_LINE.match(line)
-        if match is None:
+        if match is None or REFERENCE.fullmatch(match["old"]):  # not a lesson line, or already relinked
             continue
         new = new_reference(step, match["old"])
         if new is None:

@@ -166,6 +166,10 @@ def _parse_case(step, raw, defaults):
     visibility = raw.get("visibility", defaults.get("visibility", "hidden"))
     if visibility not in ("public", "hidden"):
         raise ValueError(f"case {raw['name']!r}: visibility must be public or hidden")
+    try:
+        lessons.parse(raw.get("lesson", step.lesson))  # now, not when a failure message is written
+    except ValueError as err:
+        raise ValueError(f"case {raw['name']!r}: {err}") from None
     return Case(
         name=raw["name"],
         step=step,
