@@ -66,6 +66,23 @@ def test_every_section_heading_carries_an_anchor(lang):
                 assert k > 0 and ANCHOR.fullmatch(lines[k - 1]), f"lessons/{lang}/{name}.md: {line!r} has no anchor above it"
 
 
+@pytest.mark.parametrize("lang, marker", [("en", "Leads to:"), ("zh", "对应函数：")])
+def test_every_section_ends_with_the_function_it_leads_to(lang, marker):
+    for name, path in lesson_files(lang).items():
+        sections = path.read_text(encoding="utf-8").split("\n<a id=")[1:]
+        assert sections, name
+        for section in sections:
+            last_paragraph = section.strip().split("\n\n")[-1]
+            assert last_paragraph.startswith(marker), f"lessons/{lang}/{name}.md: section {section[:40]!r}"
+
+
+def test_the_index_lists_every_lesson_in_both_languages():
+    index = (LESSONS_DIR / "README.md").read_text(encoding="utf-8")
+    for lang in lessons.LANGUAGES:
+        for name in lesson_files(lang):
+            assert f"]({lang}/{name}.md)" in index, f"lessons/README.md does not link {lang}/{name}.md"
+
+
 def test_every_step_has_its_lesson():
     for step in manifest.steps():
         assert not unresolved(step.module, None), step.module
