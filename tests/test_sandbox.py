@@ -15,7 +15,7 @@ from attnkit import cases, manifest, stubs
 from attnkit.cases import named_outputs
 from attnkit.grader import sandbox
 from attnkit.grader.sandbox import Job, Limits, run_submission
-from attnkit.paths import ROOT, SOLUTIONS_DIR
+from attnkit.paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
 from attnkit.reference import reference_function
 
 FAST = Limits(call_seconds=1.0)
@@ -441,7 +441,7 @@ def softmax(S):
 
 
 def spy_sources(step="step4_softmax"):
-    values = {"cases": str(ROOT / "src/attnkit/data/cases/step4_softmax.yaml"),
+    values = {"cases": str(HIDDEN_CASES_DIR / "step4_softmax.yaml"),
               "solution": str(SOLUTIONS_DIR / "step4_softmax.py"), "root": str(ROOT)}
     return with_code(step, SPY % values)
 

@@ -1,6 +1,8 @@
-"""The case catalogue: every test of the kit, public or hidden, as data (data/cases/*.yaml).
+"""The case catalogue: every test of the kit, public or hidden, as data.
 
-One file per step. A case names the function it calls, the arguments of one or more calls, and
+Two files per step: the public cases in the package (data/cases/<step>.yaml) and the hidden ones
+on the instructor's side (autograder/cases/<step>.yaml, absent from an installed kit: then only
+the public cases exist). A case names the function it calls, the arguments of one or more calls, and
 what the result must be. The public tests, the grader, the nbgrader builder and the reports all
 read cases through this module; see docs/CASES.md for the file format.
 """
@@ -13,7 +15,7 @@ import yaml
 
 from . import manifest
 from .indexing import parse_index, parse_pick
-from .paths import CASES_DIR
+from .paths import CASES_DIR, HIDDEN_CASES_DIR
 
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
 _DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "bool": bool}
@@ -147,7 +149,7 @@ def named_outputs(returns, result):
     return {returns[0]: result}
 
 
-def _parse_case(step, raw, defaults):
+def _parse_case(step, raw, defaults, side):
     known = {"name", "function", "visibility", "concept", "lesson", "args", "calls", "expect",
              "tolerance", "weight", "hint"}
     if set(raw) - known:
@@ -158,9 +160,10 @@ def _parse_case(step, raw, defaults):
     expect = raw["expect"]
     if sum(k in expect for k in ("value", "reference", "property")) != 1:
         raise ValueError(f"case {raw['name']!r}: expect needs exactly one of value / reference / property")
-    visibility = raw.get("visibility", defaults.get("visibility", "hidden"))
-    if visibility not in ("public", "hidden"):
-        raise ValueError(f"case {raw['name']!r}: visibility must be public or hidden")
+    visibility = raw.get("visibility", side)
+    if visibility != side:
+        raise ValueError(f"case {raw['name']!r}: visibility {visibility!r} in a file of {side} cases "
+                         "(public cases go in src/attnkit/data/cases/, hidden ones in autograder/cases/)")
     return Case(
         name=raw["name"],
         step=step,
@@ -176,19 +179,39 @@ def _parse_case(step, raw, defaults):
     )
 
 
+def hidden_cases_available():
+    """True when the hidden cases are on disk (a checkout, or ATTNKIT_ROOT holding autograder/)."""
+    return HIDDEN_CASES_DIR.is_dir()
+
+
+def _case_files(step):
+    """(path, visibility) of the files holding a step's cases: public, then hidden when present."""
+    files = [(CASES_DIR / f"{step.module}.yaml", "public")]
+    if hidden_cases_available():
+        files.append((HIDDEN_CASES_DIR / f"{step.module}.yaml", "hidden"))
+    return files
+
+
 @lru_cache(maxsize=None)
 def all_cases():
-    """Every case, in manifest step order then file order."""
+    """Every case, in manifest step order, public before hidden, then file order."""
     cases, seen = [], set()
     for step in manifest.steps():
-        data = yaml.safe_load((CASES_DIR / f"{step.module}.yaml").read_text(encoding="utf-8"))
-        for raw in data["cases"]:
-            case = _parse_case(step, raw, data.get("defaults", {}))
-            if case.name in seen:
-                raise ValueError(f"case name {case.name!r} is used twice")
-            seen.add(case.name)
-            cases.append(case)
+        for path, side in _case_files(step):
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            cases += _parse_file(step, data, side, seen)
     return tuple(cases)
+
+
+def _parse_file(step, data, side, seen):
+    cases = []
+    for raw in data["cases"]:
+        case = _parse_case(step, raw, data.get("defaults", {}), side)
+        if case.name in seen:
+            raise ValueError(f"case name {case.name!r} is used twice")
+        seen.add(case.name)
+        cases.append(case)
+    return cases
 
 
 def cases_for(step_module=None, visibility=None, function=None):

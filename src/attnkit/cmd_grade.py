@@ -21,6 +21,9 @@ def register(sub):
     p.add_argument("--call-seconds", type=float, default=2.0,
                    help="time limit of one call of the learner's code (default 2)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    p.add_argument("--allow-no-barrier", action="store_true",
+                   help="consent to grade even when the sandbox cannot build its OS barrier (no root or no "
+                        "CAP_SYS_ADMIN): learner code then runs without the private filesystem (docs/SECURITY.md)")
     p.set_defaults(func=run)
 
 
@@ -38,6 +41,18 @@ def gradescope_path(args, name):
     return Path(args.gradescope) / f"{stem}.json"
 
 
+def public_only_notice():
+    """The one line an installed kit without autograder/cases/ prints before grading, else None."""
+    from .cases import hidden_cases_available
+    from .paths import HIDDEN_CASES_DIR
+
+    if hidden_cases_available():
+        return None
+    return (f"attnkit grade: the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the "
+            "PUBLIC cases are graded and each step's points are shared by them alone. Grade from a "
+            "checkout of the kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
+
+
 def run(args):
     from .grader import batch, report_csv, report_gradescope, report_text
     from .grader.grade import POINTS_SPLIT
@@ -47,6 +62,9 @@ def run(args):
     from .grader.sandbox import Limits, barrier_description
     from .grader.sandbox_zygote import ZygoteError
 
+    notice = public_only_notice()
+    if notice:
+        print(notice, file=sys.stderr)
     plan = Plan()
     path = journal_path(args)
     journal = Journal(path) if path else None
