@@ -60,11 +60,20 @@ def test_a_kit_without_the_hidden_cases_grades_public_ones_and_says_so(tmp_path)
     done = subprocess.run([sys.executable, "-m", "attnkit.cli", "grade", str(SOLUTIONS_DIR), "--json"],
                           capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.count("only the PUBLIC cases are graded") == 1
+    assert done.stderr.count("only the PUBLIC cases are used") == 1
     (graded,) = map(json.loads, done.stdout.splitlines())
     names = {t["name"] for t in graded["tests"]}
     assert names == {c.name for c in cases.cases_for(visibility="public")}
     assert graded["score"] == 100.0
+
+
+def test_an_nbgrader_course_built_without_the_hidden_cases_says_so(tmp_path):
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")
+    env = {**os.environ, "ATTNKIT_ROOT": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(tmp_path / "course")],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("only the PUBLIC cases are used") == 1
 
 
 def test_a_checkout_grades_without_the_notice():
@@ -73,3 +82,11 @@ def test_a_checkout_grades_without_the_notice():
     assert done.returncode == 0 and "PUBLIC" not in done.stderr, done.stderr
     names = {t["name"] for t in json.loads(done.stdout)["tests"]}
     assert set(HIDDEN_NAMES) <= names
+
+
+def test_the_gradescope_bundle_needs_the_hidden_cases(tmp_path):
+    env = {**os.environ, "ATTNKIT_ROOT": str(tmp_path)}  # a kit without autograder/ nor solutions/
+    done = subprocess.run([sys.executable, "-m", "attnkit.cli", "gradescope-bundle", str(tmp_path / "gs.zip")],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert done.returncode == 2 and "needs the hidden cases" in done.stderr
+    assert not (tmp_path / "gs.zip").exists()

@@ -184,6 +184,15 @@ def hidden_cases_available():
     return HIDDEN_CASES_DIR.is_dir()
 
 
+def public_only_notice():
+    """What a command that grades or builds tests says when the hidden cases are missing, else None."""
+    if hidden_cases_available():
+        return None
+    return (f"the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the PUBLIC cases "
+            "are used and each step's points are shared by them alone. Run from a checkout of the "
+            "kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
+
+
 def _case_files(step):
     """(path, visibility) of the files holding a step's cases: public, then hidden when present."""
     files = [(CASES_DIR / f"{step.module}.yaml", "public")]

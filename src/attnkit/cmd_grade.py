@@ -41,19 +41,8 @@ def gradescope_path(args, name):
     return Path(args.gradescope) / f"{stem}.json"
 
 
-def public_only_notice():
-    """The one line an installed kit without autograder/cases/ prints before grading, else None."""
-    from .cases import hidden_cases_available
-    from .paths import HIDDEN_CASES_DIR
-
-    if hidden_cases_available():
-        return None
-    return (f"attnkit grade: the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the "
-            "PUBLIC cases are graded and each step's points are shared by them alone. Grade from a "
-            "checkout of the kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
-
-
 def run(args):
+    from .cases import public_only_notice
     from .grader import batch, report_csv, report_gradescope, report_text
     from .grader.grade import POINTS_SPLIT
     from .grader.journal import Journal
@@ -64,7 +53,7 @@ def run(args):
 
     notice = public_only_notice()
     if notice:
-        print(notice, file=sys.stderr)
+        print(f"attnkit grade: {notice}", file=sys.stderr)
     plan = Plan()
     path = journal_path(args)
     journal = Journal(path) if path else None
