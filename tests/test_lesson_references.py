@@ -150,7 +150,7 @@ def test_a_case_with_an_old_style_lesson_is_refused_when_loaded():
     raw = {"name": "old_style", "function": "softmax", "concept": "c", "lesson": "000 · 第三步：Softmax",
            "args": {"S": [[0.0, 1.0]]}, "expect": {"reference": True}}
     with pytest.raises(ValueError, match="case 'old_style': lesson reference"):
-        cases._parse_case(softmax_step, raw, {})
+        cases._parse_case(softmax_step, raw, {}, "hidden")
 
 
 def test_the_relink_script_maps_old_references_per_step_and_can_run_again(tmp_path):

@@ -1,6 +1,8 @@
-"""The case catalogue: every test of the kit, public or hidden, as data (data/cases/*.yaml).
+"""The case catalogue: every test of the kit, public or hidden, as data.
 
-One file per step. A case names the function it calls, the arguments of one or more calls, and
+Two files per step: the public cases in the package (data/cases/<step>.yaml) and the hidden ones
+on the instructor's side (autograder/cases/<step>.yaml, absent from an installed kit: then only
+the public cases exist). A case names the function it calls, the arguments of one or more calls, and
 what the result must be. The public tests, the grader, the nbgrader builder and the reports all
 read cases through this module; see docs/CASES.md for the file format.
 """
@@ -13,7 +15,7 @@ import yaml
 
 from . import lessons, manifest
 from .indexing import parse_index, parse_pick
-from .paths import CASES_DIR
+from .paths import CASES_DIR, HIDDEN_CASES_DIR
 
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
 _DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "bool": bool}
@@ -152,7 +154,7 @@ def named_outputs(returns, result):
     return {returns[0]: result}
 
 
-def _parse_case(step, raw, defaults):
+def _parse_case(step, raw, defaults, side):
     known = {"name", "function", "visibility", "concept", "lesson", "args", "calls", "expect",
              "tolerance", "weight", "hint"}
     if set(raw) - known:
@@ -163,9 +165,10 @@ def _parse_case(step, raw, defaults):
     expect = raw["expect"]
     if sum(k in expect for k in ("value", "reference", "property")) != 1:
         raise ValueError(f"case {raw['name']!r}: expect needs exactly one of value / reference / property")
-    visibility = raw.get("visibility", defaults.get("visibility", "hidden"))
-    if visibility not in ("public", "hidden"):
-        raise ValueError(f"case {raw['name']!r}: visibility must be public or hidden")
+    visibility = raw.get("visibility", side)
+    if visibility != side:
+        raise ValueError(f"case {raw['name']!r}: visibility {visibility!r} in a file of {side} cases "
+                         "(public cases go in src/attnkit/data/cases/, hidden ones in autograder/cases/)")
     try:
         lessons.parse(raw.get("lesson", step.lesson))  # now, not when a failure message is written
     except ValueError as err:
@@ -185,19 +188,48 @@ def _parse_case(step, raw, defaults):
     )
 
 
+def hidden_cases_available():
+    """True when the hidden cases are on disk (a checkout, or ATTNKIT_ROOT holding autograder/)."""
+    return HIDDEN_CASES_DIR.is_dir()
+
+
+def public_only_notice():
+    """What a command that grades or builds tests says when the hidden cases are missing, else None."""
+    if hidden_cases_available():
+        return None
+    return (f"the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the PUBLIC cases "
+            "are used and each step's points are shared by them alone. Run from a checkout of the "
+            "kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
+
+
+def _case_files(step):
+    """(path, visibility) of the files holding a step's cases: public, then hidden when present."""
+    files = [(CASES_DIR / f"{step.module}.yaml", "public")]
+    if hidden_cases_available():
+        files.append((HIDDEN_CASES_DIR / f"{step.module}.yaml", "hidden"))
+    return files
+
+
 @lru_cache(maxsize=None)
 def all_cases():
-    """Every case, in manifest step order then file order."""
+    """Every case, in manifest step order, public before hidden, then file order."""
     cases, seen = [], set()
     for step in manifest.steps():
-        data = yaml.safe_load((CASES_DIR / f"{step.module}.yaml").read_text(encoding="utf-8"))
-        for raw in data["cases"]:
-            case = _parse_case(step, raw, data.get("defaults", {}))
-            if case.name in seen:
-                raise ValueError(f"case name {case.name!r} is used twice")
-            seen.add(case.name)
-            cases.append(case)
+        for path, side in _case_files(step):
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            cases += _parse_file(step, data, side, seen)
     return tuple(cases)
+
+
+def _parse_file(step, data, side, seen):
+    cases = []
+    for raw in data["cases"]:
+        case = _parse_case(step, raw, data.get("defaults", {}), side)
+        if case.name in seen:
+            raise ValueError(f"case name {case.name!r} is used twice")
+        seen.add(case.name)
+        cases.append(case)
+    return cases
 
 
 def cases_for(step_module=None, visibility=None, function=None):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import cases as catalogue
 from .. import checks, manifest, reference, rubric
-from ..paths import CASES_DIR, DATA_DIR, SOLUTIONS_DIR
+from ..paths import CASES_DIR, DATA_DIR, HIDDEN_CASES_DIR, SOLUTIONS_DIR
 from .sandbox import Job
 
 _MEMO_LIMIT = 10_000  # results remembered per run (a few kB each); past that the memo starts again
@@ -83,8 +83,8 @@ def _results_key(name, results):
 def _fingerprint():
     """A hash of everything a grade depends on besides the submission: cases, rubric, manifest, solutions."""
     digest = hashlib.sha256()
-    files = [*sorted(CASES_DIR.glob("*.yaml")), DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml",
-             *sorted(SOLUTIONS_DIR.glob("*.py"))]
+    files = [*sorted(CASES_DIR.glob("*.yaml")), *sorted(HIDDEN_CASES_DIR.glob("*.yaml")),
+             DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py"))]
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

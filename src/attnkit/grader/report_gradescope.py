@@ -24,5 +24,10 @@ def results(graded):
             "stdout_visibility": "hidden", "tests": tests}
 
 
+def failed(output):
+    """A results.json for a submission that could not be graded: score 0, no tests, `output` says why."""
+    return {"score": 0.0, "output": output, "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
+
+
 def write(path, graded):
     write_text(path, json.dumps(results(graded), indent=1) + "\n")

@@ -53,7 +53,9 @@ def _config(fd, barrier):
     secret = [str(p) for p in (paths.ROOT, paths.PACKAGE_DIR, paths.SOLUTIONS_DIR, paths.DATA_DIR)]
     # a folder holding python itself (a virtualenv inside the repository) cannot be hidden whole
     hide = _outermost(s for s in secret if not any((e + "/").startswith(s.rstrip("/") + "/") for e in expose))
-    nobody = pwd.getpwnam("nobody") if barrier else None
+    # as root, learner code always runs as nobody: without the barrier (no CAP_SYS_ADMIN, as in
+    # Gradescope's containers) the uid is what keeps root-only secrets and results out of its reach
+    nobody = pwd.getpwnam("nobody") if os.geteuid() == 0 else None
     return {"fd": fd, "barrier": barrier, "expose": expose, "hide": hide, "path": [numpy_site],
             "uid": nobody.pw_uid if nobody else None, "gid": nobody.pw_gid if nobody else None}
 
