@@ -1,0 +1,212 @@
+"""Hostile submissions at the grader's intake: links, special files, poisoned notebooks and messages.
+
+What a submission is made of must never be followed, blocked on, or read beyond a cap; one bad
+submission must never stop the others being graded (SECURITY.md, threat classes 1 and 2).
+"""
+import json
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from attnkit import manifest
+from attnkit.grader import batch, submission
+from attnkit.grader.bench import copy_solutions
+from attnkit.grader.sandbox_types import SubmissionRun
+from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
+from grading_support import assert_spec_shape, grade_path, notebook, plan, run_cli
+
+SECRET = "the secret text of a file the learner must not read"
+
+
+def _step_points(module):
+    return plan().step_points[module]
+
+
+def _read_soon(path):
+    """submission.read(path), failing (not hanging the test run) if it blocks."""
+    got = {}
+    reader = threading.Thread(target=lambda: got.setdefault("sub", submission.read(str(path))), daemon=True)
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive(), f"reading {path} blocked"
+    return got["sub"]
+
+
+def _secret(tmp_path):
+    path = tmp_path / "shadow"
+    path.write_text(SECRET, encoding="utf-8")
+    return path
+
+
+def _with_step2(tmp_path, make):
+    """A copy of the solutions whose step2_scores.py is replaced by what `make(path)` puts there."""
+    folder = Path(copy_solutions(tmp_path / "alice"))
+    target = folder / "step2_scores.py"
+    target.unlink()
+    make(target)
+    return folder
+
+
+LINKS = {
+    "to solutions": lambda tmp, path: path.symlink_to(SOLUTIONS_DIR / "step2_scores.py"),
+    "to /etc/shadow-like": lambda tmp, path: path.symlink_to(_secret(tmp)),
+    "relative, to another student": lambda tmp, path: path.symlink_to(Path("..") / "bob" / "step2_scores.py"),
+    "to a folder": lambda tmp, path: path.symlink_to(tmp),
+}
+
+
+@pytest.mark.parametrize("make", LINKS.values(), ids=LINKS.keys())
+def test_a_linked_step_file_is_an_error_for_its_step_only(tmp_path, make):
+    copy_solutions(tmp_path / "bob")
+    folder = _with_step2(tmp_path, lambda path: make(tmp_path, path))
+    sub = _read_soon(folder)
+    assert "step2_scores.py" not in sub.sources
+    assert sub.unreadable["step2_scores.py"] == "step2_scores.py is a symbolic link: submit the file itself"
+    graded = grade_path(folder)
+    assert graded.steps["step2_scores"] == (0.0, _step_points("step2_scores"))
+    assert graded.score == 100.0 - _step_points("step2_scores")
+    step2 = [t for t in graded.tests if t.step == "step2_scores"]
+    assert step2 and all(t.status == "error" and "is a symbolic link: submit the file itself" in t.output
+                         for t in step2)
+    assert SECRET not in json.dumps(graded.as_record())
+
+
+def _fifo(path):
+    os.mkfifo(path)
+
+
+def _zero_device(path):
+    os.mknod(path, 0o644 | stat.S_IFCHR, os.makedev(1, 5))  # what /dev/zero is
+
+
+SPECIAL = {
+    "FIFO": (_fifo, "is a FIFO"),
+    "folder": (lambda path: path.mkdir(), "is a folder"),
+    "hard link to a file outside": (None, "has other hard links"),
+}
+
+
+@pytest.mark.parametrize("kind", SPECIAL, ids=SPECIAL.keys())
+def test_special_step_files_are_refused_without_blocking(tmp_path, kind):
+    make, says = SPECIAL[kind]
+    if make is None:
+        def make(path):
+            os.link(_secret(tmp_path), path)
+    folder = _with_step2(tmp_path, make)
+    sub = _read_soon(folder)
+    assert "step2_scores.py" not in sub.sources and says in sub.unreadable["step2_scores.py"]
+    assert set(sub.sources) == {s.filename for s in manifest.steps()} - {"step2_scores.py"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root (CAP_MKNOD)")
+def test_a_character_device_step_file_is_refused_without_reading_it(tmp_path):
+    folder = _with_step2(tmp_path, _zero_device)
+    sub = _read_soon(folder)
+    assert "is a character device" in sub.unreadable["step2_scores.py"]
+
+
+def test_a_step_file_over_the_cap_is_refused(tmp_path):
+    folder = _with_step2(tmp_path, lambda path: path.write_text("#" * (submission.MAX_FILE_BYTES + 1)))
+    sub = _read_soon(folder)
+    assert f"larger than {submission.MAX_FILE_BYTES} bytes" in sub.unreadable["step2_scores.py"]
+    assert len(sub.sources) == len(manifest.steps()) - 1
+
+
+def test_a_submission_folder_given_as_a_link_is_refused(tmp_path):
+    (tmp_path / "alice").symlink_to(SOLUTIONS_DIR)
+    sub = _read_soon(tmp_path / "alice")
+    assert sub.sources == {} and "is a symbolic link" in sub.problem
+    assert grade_path(tmp_path / "alice").score == 0.0
+
+
+@pytest.mark.parametrize("kind", ["link", "FIFO"])
+def test_a_notebook_that_is_a_link_or_a_fifo_is_an_error_row(tmp_path, kind):
+    path = tmp_path / "alice.ipynb"
+    if kind == "link":
+        path.symlink_to(notebook(SOLUTIONS_DIR, tmp_path / "real.ipynb"))
+    else:
+        os.mkfifo(path)
+    sub = _read_soon(path)
+    assert sub.sources == {} and str(path) in sub.problem
+    assert ("is a symbolic link" if kind == "link" else "is a FIFO") in sub.problem
+
+
+# ------------------------------------------------------------------ class 2: poisoned input
+
+
+def _notebook_text(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_notebook_of_nested_brackets_is_an_error_row(tmp_path):
+    path = _notebook_text(tmp_path, "deep.ipynb", "[" * 200_000 + "]" * 200_000)
+    sub = _read_soon(path)
+    assert sub.sources == {} and "not a readable .ipynb notebook" in sub.problem
+
+
+def test_a_notebook_over_the_size_cap_is_refused_before_parsing(tmp_path):
+    cell = {"cell_type": "code", "metadata": {}, "source": "x = 1\n" * (submission.MAX_NOTEBOOK_BYTES // 6)}
+    path = _notebook_text(tmp_path, "big.ipynb", json.dumps({"cells": [cell]}))
+    sub = _read_soon(path)
+    assert sub.sources == {} and f"larger than {submission.MAX_NOTEBOOK_BYTES} bytes" in sub.problem
+
+
+@pytest.mark.parametrize("code", ["x = y" + ".a" * 100_000, "x = " + "not " * 100_000 + "y",
+                                  "x = " + "(" * 100_000 + ")" * 100_000],
+                         ids=["attribute chain", "not not", "brackets"])
+def test_deep_learner_code_in_a_notebook_is_parsed_without_crashing(tmp_path, code):
+    path = notebook(SOLUTIONS_DIR, tmp_path / "deep.ipynb", extra_cells=[code])
+    sub = _read_soon(path)
+    assert sub.problem == "" and len(sub.sources) == len(manifest.steps())
+
+
+def test_deep_learner_code_in_a_step_cell_costs_that_step_only(tmp_path):
+    folder = copy_solutions(tmp_path / "alice")
+    step4 = Path(folder) / "step4_softmax.py"
+    step4.write_text(step4.read_text(encoding="utf-8") + "\nx = y" + ".a" * 100_000 + "\n", encoding="utf-8")
+    graded = grade_path(notebook(folder, tmp_path / "alice.ipynb"))
+    assert graded.score == 100.0 - _step_points("step4_softmax")
+
+
+class _PoisonedRunner:
+    """Runs nothing; raises for the submission holding `marker`, as a grader bug would."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __call__(self, sources, jobs):
+        if any(self.marker in text for text in sources.values()):
+            raise RecursionError("maximum recursion depth exceeded")
+        return SubmissionRun({}, "", "")
+
+
+def test_an_exception_while_grading_one_submission_is_an_error_row_for_it_alone(tmp_path):
+    poisoned = Path(copy_solutions(tmp_path / "poisoned"))
+    (poisoned / "step1_projection.py").write_text("# POISON\n", encoding="utf-8")
+    names = [str(EXERCISES_DIR), str(poisoned), str(SOLUTIONS_DIR)]
+    done, unreadable = batch.run(names, plan(), _PoisonedRunner("POISON"), jobs=2)
+    assert unreadable == {} and set(done) == set(names)
+    row = done[str(poisoned)]
+    assert row.score == 0.0 and all(t.status == "error" for t in row.tests)
+    assert "the grader failed on this submission (RecursionError" in row.tests[0].output
+    assert_spec_shape(row.as_spec())
+
+
+def test_a_poisoned_submission_in_the_middle_of_a_batch_leaves_every_other_row_complete(tmp_path):
+    poisoned = _notebook_text(tmp_path, "poisoned.ipynb", "[" * 200_000 + "]" * 200_000)
+    csv = tmp_path / "grades.csv"
+    names = [str(SOLUTIONS_DIR), str(poisoned), str(EXERCISES_DIR)]
+    done = run_cli("grade", *names, "--json", "--csv", str(csv), "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    rows = {row["submission"]: row for row in map(json.loads, done.stdout.splitlines())}
+    assert set(rows) == set(names)
+    assert rows[str(SOLUTIONS_DIR)]["score"] == 100.0 and rows[str(poisoned)]["score"] == 0.0
+    assert "not a readable .ipynb notebook" in rows[str(poisoned)]["tests"][0]["output"]
+    assert [line.split(",")[0] for line in csv.read_text().splitlines()[1:]] == names
+    journal = Path(f"{csv}.journal.jsonl").read_text().splitlines()
+    assert len(journal) == 3
