@@ -3,6 +3,7 @@
 What a submission is made of must never be followed, blocked on, or read beyond a cap; one bad
 submission must never stop the others being graded (SECURITY.md, threat classes 1 and 2).
 """
+import io
 import json
 import os
 import stat
@@ -14,9 +15,12 @@ import pytest
 from attnkit import manifest
 from attnkit.grader import batch, submission
 from attnkit.grader.bench import copy_solutions
+from attnkit.grader.sandbox import Limits, run_submission
+from attnkit.grader.sandbox_wire import WireError, read_message
 from attnkit.grader.sandbox_types import SubmissionRun
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
 from grading_support import assert_spec_shape, grade_path, notebook, plan, run_cli
+from test_sandbox import JOBS, assert_correct, others, with_code
 
 SECRET = "the secret text of a file the learner must not read"
 
@@ -210,3 +214,42 @@ def test_a_poisoned_submission_in_the_middle_of_a_batch_leaves_every_other_row_c
     assert [line.split(",")[0] for line in csv.read_text().splitlines()[1:]] == names
     journal = Path(f"{csv}.journal.jsonl").read_text().splitlines()
     assert len(journal) == 3
+
+
+def _message(header_text):
+    data = header_text.encode()
+    return len(data).to_bytes(4, "big") + data
+
+
+def _read(data):
+    stream = io.BytesIO(data)
+    return read_message(lambda n: stream.read(n), 1 << 20, 1 << 20)
+
+
+@pytest.mark.parametrize("header", [
+    '{"nonce": "x", "error": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    '{"nonce": "x", "error": ' + "[" * 40 + "]" * 40 + "}",
+    '{"nonce": "x", "arrays": [{"name": "P", "dtype": ["<f8"], "shape": [1]}]}',
+    '{"nonce": "x", "arrays": [{"name": "P", "dtype": "<f8", "shape": [1], "scalar": {"a": 1}}]}',
+], ids=["200k brackets", "too deep", "dtype a list", "scalar a dict"])
+def test_a_malformed_header_is_a_wire_error(header):
+    with pytest.raises(WireError):
+        _read(_message(header))
+
+
+@pytest.mark.parametrize("reply", [
+    '{"nonce": NONCE, "status": ["ok"], "error": "", "exc_type": ""}',
+    '{"nonce": NONCE, "status": "error", "error": {"a": [1, 2]}, "exc_type": ""}',
+    '{"nonce": NONCE, "status": "error", "error": "", "exc_type": 7}',
+    '{"nonce": NONCE, "error": ' + "[" * 100_000 + "]" * 100_000 + "}",
+], ids=["status a list", "error a dict", "exc_type a number", "200k brackets"])
+def test_a_mistyped_answer_from_the_child_costs_only_its_call(reply):
+    code = ("import os, sys, json\n_reference_softmax = softmax\ndef softmax(S):\n"
+            "    nonce = json.dumps(sys._getframe(1).f_locals['header']['nonce'])  # the request's own\n"
+            f"    text = {reply!r}.replace('NONCE', nonce).encode()\n"
+            "    os.write(3, len(text).to_bytes(4, 'big') + text)\n    return _reference_softmax(S)")
+    run = run_submission(with_code("step4_softmax", code), JOBS, Limits(call_seconds=1.0))
+    first = run.results["softmax#0"]
+    assert first.status == "error" and first.error.startswith("garbled answer from softmax()"), first
+    assert run.results["softmax#1"].status in ("error", "timeout", "crashed"), run.results["softmax#1"]
+    assert_correct(run, others("softmax#0", "softmax#1"))
