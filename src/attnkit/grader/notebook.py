@@ -13,11 +13,14 @@ never a crash of the grader.
 import ast
 import json
 import re
+from functools import cached_property
 
 from .. import manifest
 
 _KIT_MODULE = re.compile(r"^(shape_checks|step\d+_\w+)$")
-MAX_CODE_CHARS = 2_000_000  # all code cells together, as a step file's cap: parsing more costs GBs
+_TOP_LEVEL_DEF = re.compile(r"^def\s", re.M)  # cells without these are never parsed
+_TOP_LEVEL_IMPORT = re.compile(r"^(import|from)\s", re.M)
+MAX_CODE_CHARS = 1_000_000  # all code cells together (a whole solution is ~20 kB): parsing costs ~2 s per MB
 
 
 class NotebookError(ValueError):
@@ -41,7 +44,7 @@ def step_sources(text):
     for step in manifest.steps():
         tagged = [k for k, cell in enumerate(code) if cell.grade_id == step.module]
         cells_of[step.module] = tagged or [k for k, cell in enumerate(code)
-                                           if _defines(cell.tree) & {f.name for f in step.functions}]
+                                           if _defines(cell) & {f.name for f in step.functions}]
     used = {k for cells in cells_of.values() for k in cells}
     shared_imports = [line for k, cell in enumerate(code) if k not in used for line in _imports(cell)]
     sources = {}
@@ -74,18 +77,25 @@ def _python(cell):
 
 
 class _Cell:
-    """A code cell: its grade_id, its source, and its syntax tree, parsed once (None if it cannot be)."""
+    """A code cell: its grade_id, its source, and its syntax tree (parsed once, only when needed)."""
 
     def __init__(self, grade_id, src):
         self.grade_id, self.src = grade_id, src
+
+    @cached_property
+    def tree(self):
+        """The cell's syntax tree, or None when it cannot be parsed (loading it in the sandbox says why)."""
         try:
-            self.tree = ast.parse(src)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep code: RecursionError
-            self.tree = None  # loading the module in the sandbox reports it
+            return ast.parse(self.src)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # code nested too deep: RecursionError
+            return None
 
 
-def _defines(tree):
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)} if tree else set()
+def _defines(cell):
+    """Names of the functions the cell defines at top level."""
+    if not _TOP_LEVEL_DEF.search(cell.src) or cell.tree is None:
+        return set()
+    return {node.name for node in cell.tree.body if isinstance(node, ast.FunctionDef)}
 
 
 def _is_kit_import(node):
@@ -96,7 +106,7 @@ def _is_kit_import(node):
 
 def _imports(cell):
     """The top-level import statements of a cell that are not the kit's own modules."""
-    if cell.tree is None:
+    if not _TOP_LEVEL_IMPORT.search(cell.src) or cell.tree is None:
         return []
     return [ast.get_source_segment(cell.src, node) for node in cell.tree.body
             if isinstance(node, (ast.Import, ast.ImportFrom)) and not _is_kit_import(node)]
