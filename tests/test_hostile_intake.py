@@ -253,3 +253,53 @@ def test_a_mistyped_answer_from_the_child_costs_only_its_call(reply):
     assert first.status == "error" and first.error.startswith("garbled answer from softmax()"), first
     assert run.results["softmax#1"].status in ("error", "timeout", "crashed"), run.results["softmax#1"]
     assert_correct(run, others("softmax#0", "softmax#1"))
+
+
+# ------------------------------------------------------------------ class 6: output hygiene
+
+FORGERY = "\x1b[2J\r100 / 100\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\u202e"
+
+
+def _is_clean(text):
+    return not any(ch in text for ch in "\x1b\r\x07\x9b\u202e")
+
+
+def test_learner_output_and_folder_names_cannot_forge_terminal_lines(tmp_path):
+    folder = tmp_path / f"bob{FORGERY}"
+    copy_solutions(folder)
+    step4 = folder / "step4_softmax.py"
+    step4.write_text(step4.read_text(encoding="utf-8") + f"\nprint({FORGERY!r})\nimport sys\n"
+                     f"print({FORGERY!r}, file=sys.stderr)\ndef softmax(S):\n    raise ValueError({FORGERY!r})\n",
+                     encoding="utf-8")
+    done = run_cli("grade", str(folder), str(tmp_path / f"gone{FORGERY}"))
+    assert done.returncode == 2
+    assert _is_clean(done.stdout) and _is_clean(done.stderr)
+    assert "\\x1b[2J\\r100 / 100" in done.stdout and "gone\\x1b[2J\\r100 / 100" in done.stderr
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if line.lstrip().startswith("100 / 100")]
+    assert sum(": 100 / 100" in line or line.endswith(" / 100") for line in lines) == 1  # the real score line
+
+
+def test_output_file_names_that_would_collide_are_an_error_not_an_overwrite(tmp_path):
+    copy_solutions(tmp_path / "alice" / "sub")
+    copy_solutions(tmp_path / "alice_sub")
+    out = tmp_path / "gradescope"
+    done = run_cli("grade", str(tmp_path / "alice" / "sub"), str(tmp_path / "alice_sub"), "--gradescope", str(out))
+    assert done.returncode == 2 and "alice_sub.json" in done.stderr
+    assert "alice/sub" in done.stderr and "alice_sub" in done.stderr
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+# ------------------------------------------------------------------ issue 10 point 2: --gradescope with one path
+
+
+@pytest.mark.parametrize("form", ["trailing slash", "existing folder", "file"])
+def test_gradescope_with_one_path_writes_results_json(tmp_path, form):
+    if form == "existing folder":
+        (tmp_path / "out").mkdir()
+    target = {"trailing slash": f"{tmp_path / 'out'}/", "existing folder": str(tmp_path / "out"),
+              "file": str(tmp_path / "results.json")}[form]
+    done = run_cli("grade", str(SOLUTIONS_DIR), "--gradescope", target)
+    assert done.returncode == 0, done.stderr
+    written = tmp_path / ("results.json" if form == "file" else "out/results.json")
+    assert json.loads(written.read_text())["score"] == 100.0

@@ -181,7 +181,7 @@ def teaching_message(case, calls, verdict, diagnosis_text=""):
     for k, kwargs in enumerate(calls):
         prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
-    lines += ["  " + line for line in verdict.message.splitlines()]
+    lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
     if diagnosis_text:
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:
