@@ -303,3 +303,69 @@ def test_gradescope_with_one_path_writes_results_json(tmp_path, form):
     assert done.returncode == 0, done.stderr
     written = tmp_path / ("results.json" if form == "file" else "out/results.json")
     assert json.loads(written.read_text())["score"] == 100.0
+
+
+# ------------------------------------------------------------------ class 7: constants earn nothing
+
+
+@pytest.mark.parametrize("constant", ["np.zeros((2, 2))", "0.0"])
+def test_a_constant_result_earns_no_property_case(tmp_path, constant):
+    folder = Path(copy_solutions(tmp_path / "constant"))
+    for step, code in (("step4_softmax", f"def softmax(S):\n    return {constant}"),
+                       ("step6_head", f"def attention(Q, K, V, visible=None):\n    return {constant}, {constant}")):
+        path = folder / f"{step}.py"
+        path.write_text(path.read_text(encoding="utf-8") + f"\nimport numpy as np\n{code}\n", encoding="utf-8")
+    done = run_cli("grade", str(folder), "--json")
+    assert done.returncode == 0, done.stderr
+    tests = {t["name"]: t for t in json.loads(done.stdout)["tests"]}
+    properties = [p.case.name for p in plan().cases if "property" in p.case.expect]
+    assert len(properties) >= 6
+    for name in properties:
+        assert tests[name]["score"] == 0.0 and tests[name]["status"] == "failed", tests[name]
+        assert "expected shape" in tests[name]["output"] or "expected a numpy array" in tests[name]["output"]
+
+
+# ------------------------------------------------------------------ class 8: messages that say what happened
+
+
+def test_a_longdouble_result_is_named_as_such_with_the_dtypes_accepted():
+    run = run_submission(with_code("step4_softmax", "import numpy as np\n_reference_softmax = softmax\n"
+                                   "def softmax(S):\n    return _reference_softmax(S).astype(np.longdouble)"), JOBS)
+    got = run.results["softmax#0"]
+    assert got.status == "error" and "is not a numeric" not in got.error
+    assert "longdouble" in got.error and "not accepted" in got.error and "float64" in got.error, got.error
+    assert_correct(run, others("softmax#0", "softmax#1"))
+
+
+UNREADABLE_RESULTS = {
+    "len raises": "class Result(tuple):\n    def __len__(self):\n        raise RuntimeError('no length')\n"
+                  "def attention(Q, K, V, visible=None):\n    return Result((Q, Q))",
+    "getattr raises": "class Result:\n    def __getattr__(self, name):\n        raise RuntimeError('no ' + name)\n"
+                      "def attention(Q, K, V, visible=None):\n    return Result()",
+    "exits while read": "class Result(tuple):\n    def __len__(self):\n        raise SystemExit(3)\n"
+                        "def attention(Q, K, V, visible=None):\n    return Result((Q, Q))",
+}
+
+
+@pytest.mark.parametrize("code", UNREADABLE_RESULTS.values(), ids=UNREADABLE_RESULTS.keys())
+def test_a_result_that_raises_while_being_read_is_said_in_the_learners_terms(code):
+    run = run_submission(with_code("step6_head", code), JOBS)
+    got = run.results["attention"]
+    assert got.status == "error", got
+    assert got.error.startswith("attention() returned a value that could not be read: "), got.error
+    assert "exit code" not in got.error
+    assert_correct(run, others("attention"))
+
+
+def test_calls_not_run_after_timeouts_say_so_and_are_not_timeouts(tmp_path):
+    folder = Path(copy_solutions(tmp_path / "slow"))
+    step4 = folder / "step4_softmax.py"
+    step4.write_text(step4.read_text(encoding="utf-8") + "\ndef softmax(S):\n    while True:\n        pass\n",
+                     encoding="utf-8")
+    graded = grade_path(folder, Limits(call_seconds=0.5))
+    softmax = [t for t in graded.tests if t.step == "step4_softmax"]
+    timed_out = [t for t in softmax if t.status == "timeout"]
+    not_run = [t for t in softmax if "not run" in t.output]
+    assert 1 <= len(timed_out) <= 2 and not_run and len(timed_out) + len(not_run) == len(softmax)
+    assert all(t.status == "error" and "softmax() already ran out of time 2 times" in t.output for t in not_run)
+    assert graded.score == 100.0 - _step_points("step4_softmax")

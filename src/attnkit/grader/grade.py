@@ -121,7 +121,7 @@ def _judge(plan, planned, results, problem, missing):
 def _verdict(planned, parts):
     """(status, output, diagnosis) of results that came back."""
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected)
+        verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected, planned.forms)
     if verdict.passed:
         return "passed", "", None
     with _DIAGNOSIS_LOCK:
@@ -149,6 +149,8 @@ def _not_run(planned, result, problem):
     if result.status == "timeout":
         return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
                            f"inputs need?)\n  read: lesson {case.lesson}", None)
+    if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
+        return "error", f"{where}\n  {result.error}\n  read: lesson {case.lesson}", None
     if result.status == "crashed":
         return ("error", f"{where}\n  the process running your code died before returning "
                          f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)

@@ -185,8 +185,8 @@ class SubmissionRunner:
         cap = self.limits.max_timeouts_per_function
         if cap is None or timeouts[job.function] < cap:
             return False
-        results[job.key] = result("timeout", f"not run: {job.function}() already ran out of time "
-                                             f"{timeouts[job.function]} times")
+        results[job.key] = result("not_run", f"not run ({job.function}() already ran out of time "
+                                             f"{timeouts[job.function]} times)")
         return True
 
     def _pipeline(self, queue, timeouts, results):

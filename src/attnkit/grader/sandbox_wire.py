@@ -33,16 +33,25 @@ def plain_array(value):
     """`value` (ndarray or subclass, numpy scalar, Python number) as a base ndarray, same shape
     (0-d stays 0-d; `tobytes()` gives C order whatever the layout).
 
-    Raises WireError when its dtype is not numeric or bool (object, str, datetime, structured …).
+    Raises WireError when its dtype is not one of ALLOWED_DTYPES (object, str, datetime, structured,
+    longdouble …), saying which are.
     """
     arr = np.asarray(value)  # drops any ndarray subclass
     if arr.dtype.str not in ALLOWED_DTYPES and arr.dtype.kind in "biufc" and arr.dtype.fields is None:
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     if arr.dtype.str not in ALLOWED_DTYPES:
-        raise WireError(f"dtype {arr.dtype} is not a numeric or boolean array dtype")
+        raise WireError(_refused_dtype(arr.dtype))
     if arr.ndim > MAX_NDIM:
         raise WireError(f"{arr.ndim} axes is more than {MAX_NDIM}")
     return arr
+
+
+def _refused_dtype(dtype):
+    if dtype.kind in "fc":  # numeric, but wider than any dtype a right answer has
+        return (f"dtype {dtype} (numpy.longdouble) is not accepted: return float64, float32 or float16 "
+                "(complex128 or complex64)")
+    return (f"dtype {dtype} is not accepted: return a numpy array of numbers (float64, float32, float16, "
+            "complex, int, uint) or of bool")
 
 
 def encode_arrays(arrays):
