@@ -6,7 +6,10 @@ submission must never stop the others being graded (SECURITY.md, threat classes 
 import io
 import json
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -103,6 +106,28 @@ def test_special_step_files_are_refused_without_blocking(tmp_path, kind):
     sub = _read_soon(folder)
     assert "step2_scores.py" not in sub.sources and says in sub.unreadable["step2_scores.py"]
     assert set(sub.sources) == {s.filename for s in manifest.steps()} - {"step2_scores.py"}
+
+
+_DROP_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"]
+_READ_AND_SHOW = ("import json, sys\nfrom attnkit.grader import submission\nsub = submission.read(sys.argv[1])\n"
+                  "print(json.dumps({'sources': sorted(sub.sources), 'unreadable': sub.unreadable}))")
+
+
+@pytest.mark.parametrize("prefix", [[], _DROP_SYS_ADMIN], ids=["as is", "without CAP_SYS_ADMIN"])
+def test_intake_refuses_links_and_fifos_with_or_without_the_capability(tmp_path, prefix):
+    if prefix and (os.geteuid() != 0 or not shutil.which("setpriv")):
+        pytest.skip("dropping CAP_SYS_ADMIN needs root and setpriv")
+    folder = _with_step2(tmp_path, lambda path: path.symlink_to(_secret(tmp_path)))
+    os.mkfifo(folder / "step4_softmax.py.tmp")
+    (folder / "step4_softmax.py").unlink()
+    os.rename(folder / "step4_softmax.py.tmp", folder / "step4_softmax.py")
+    done = subprocess.run([*prefix, sys.executable, "-c", _READ_AND_SHOW, str(folder)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["unreadable"] == {"step2_scores.py": "step2_scores.py is a symbolic link: submit the file itself",
+                                 "step4_softmax.py": "step4_softmax.py is a FIFO"}
+    assert "step1_projection.py" in got["sources"] and SECRET not in done.stdout
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root (CAP_MKNOD)")
