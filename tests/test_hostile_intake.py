@@ -18,6 +18,9 @@ import pytest
 from attnkit import manifest
 from attnkit.grader import batch, submission
 from attnkit.grader.bench import copy_solutions
+from attnkit.grader.grade import grade
+from attnkit.grader.journal import Journal
+from attnkit.grader.runners import InProcessRunner
 from attnkit.grader.sandbox import Limits, run_submission
 from attnkit.grader.sandbox_wire import WireError, read_message
 from attnkit.grader.sandbox_types import SubmissionRun
@@ -202,28 +205,46 @@ def test_deep_learner_code_in_a_step_cell_costs_that_step_only(tmp_path):
     assert graded.score == 100.0 - _step_points("step4_softmax")
 
 
-class _PoisonedRunner:
-    """Runs nothing; raises for the submission holding `marker`, as a grader bug would."""
+class _PoisonedRunner(InProcessRunner):
+    """The reference's results, but raises for the submission holding `marker`, as a grader bug would."""
 
     def __init__(self, marker):
+        super().__init__()
         self.marker = marker
 
     def __call__(self, sources, jobs):
         if any(self.marker in text for text in sources.values()):
             raise RecursionError("maximum recursion depth exceeded")
+        return super().__call__(sources, jobs)
+
+
+class _SilentRunner:
+    """Gives no result at all, as a sandbox losing its answers would."""
+
+    def __call__(self, sources, jobs):
         return SubmissionRun({}, "", "")
+
+
+def test_calls_without_a_result_are_errors_saying_so():
+    graded = grade(plan(), _SilentRunner(), submission.read(str(SOLUTIONS_DIR)).sources, "silent")
+    assert graded.score == 0.0 and {t.status for t in graded.tests} == {"error"}
+    assert all("the grader got no result for this call" in t.output for t in graded.tests)
 
 
 def test_an_exception_while_grading_one_submission_is_an_error_row_for_it_alone(tmp_path):
     poisoned = Path(copy_solutions(tmp_path / "poisoned"))
     (poisoned / "step1_projection.py").write_text("# POISON\n", encoding="utf-8")
     names = [str(EXERCISES_DIR), str(poisoned), str(SOLUTIONS_DIR)]
-    done, unreadable = batch.run(names, plan(), _PoisonedRunner("POISON"), jobs=2)
+    journal = Journal(tmp_path / "results.jsonl")
+    done, unreadable = batch.run(names, plan(), _PoisonedRunner("POISON"), jobs=2, journal=journal)
     assert unreadable == {} and set(done) == set(names)
+    assert done[str(EXERCISES_DIR)].score == done[str(SOLUTIONS_DIR)].score == 100.0  # the reference's results
     row = done[str(poisoned)]
     assert row.score == 0.0 and all(t.status == "error" for t in row.tests)
     assert "the grader failed on this submission (RecursionError" in row.tests[0].output
     assert_spec_shape(row.as_spec())
+    kept = [json.loads(line)["record"]["submission"] for line in journal.path.read_text().splitlines()]
+    assert sorted(kept) == sorted([str(EXERCISES_DIR), str(SOLUTIONS_DIR)])  # the failed one is retried next run
 
 
 def test_a_poisoned_submission_in_the_middle_of_a_batch_leaves_every_other_row_complete(tmp_path):

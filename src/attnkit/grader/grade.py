@@ -107,11 +107,11 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
-    failed = next((r for r in calls if r is None or r.status != "ok"), None) if not problem else None
+    failed = [r for r in calls if r is None or r.status != "ok"]
     if missing and not problem:  # SPEC: a missing file counts as not done
         return _result(planned, "failed", _not_written(case, f"{case.step.filename} is missing"), None)
-    if problem or failed is not None:
-        status, output, code = _not_run(planned, failed, problem)
+    if problem or failed:
+        status, output, code = _not_run(planned, None if problem else failed[0], problem)
     else:
         parts = [r.parts for r in calls]
         status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
