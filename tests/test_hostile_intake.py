@@ -6,6 +6,7 @@ submission must never stop the others being graded (SECURITY.md, threat classes 
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -24,8 +25,10 @@ from attnkit.grader.runners import InProcessRunner
 from attnkit.grader.sandbox import Limits, run_submission
 from attnkit.grader.sandbox_wire import WireError, read_message
 from attnkit.grader.sandbox_types import SubmissionRun
+from attnkit.nbgrader_course import ASSIGNMENT
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
 from grading_support import assert_spec_shape, grade_path, notebook, plan, run_cli
+from test_nbgrader_course import code_cell, course, run_cells, source  # noqa: F401 (course, source: fixtures)
 from test_sandbox import JOBS, assert_correct, others, with_code
 
 SECRET = "the secret text of a file the learner must not read"
@@ -369,6 +372,14 @@ def test_a_constant_result_earns_no_property_case(tmp_path, constant):
     for name in properties:
         assert tests[name]["score"] == 0.0 and tests[name]["status"] == "failed", tests[name]
         assert "expected shape" in tests[name]["output"] or "expected a numpy array" in tests[name]["output"]
+
+
+def test_a_constant_result_earns_no_check_in_the_nbgrader_notebook(course, source, monkeypatch):
+    nb = json.loads(json.dumps(source))
+    code_cell(nb, "step4_softmax")["source"] += "\n\n\ndef softmax(S):\n    return np.zeros((2, 2))\n"
+    printed, error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step4_softmax"]
+    assert isinstance(error, AssertionError)
+    assert re.search(r"^step4_softmax: 0 of \d+ public checks passed, 0 of \d+ hidden checks passed$", printed, re.M)
 
 
 # ------------------------------------------------------------------ class 8: messages that say what happened
