@@ -39,7 +39,6 @@ def run(args):
     from .grader.runners import SandboxRunner
     from .grader.sandbox import Limits, barrier_description
     from .grader.sandbox_zygote import ZygoteError
-
     from .grader.terminal import printable, say
 
     try:

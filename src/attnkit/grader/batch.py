@@ -2,9 +2,9 @@
 
 Submissions run in parallel threads (each one's code runs in its own sandboxed child; the judging
 here is light). Each finished grade goes to the journal first, then to the callback that prints it
-and rewrites the report files, so a rerun finds it even if the grader is killed right after. Whatever goes wrong while reading or
-grading one submission becomes an error row for that submission alone; only a sandbox that cannot
-run at all stops the batch.
+and rewrites the report files, so a rerun finds it even if the grader is killed right after.
+Whatever goes wrong while reading or grading one submission becomes an error row for that submission
+alone; only a sandbox that cannot run at all stops the batch.
 """
 import sys
 import time

@@ -2,11 +2,11 @@
 
 Everything in a submission is the learner's, so nothing is followed or trusted: each file is opened
 without following a symbolic link and without blocking (O_NOFOLLOW | O_NONBLOCK), must then be a
-regular file, and is read up to a byte cap whatever its size claims. (Hard links are accepted: only
-someone already writing on the grader's file system could make one, and tools such as uv and
-`cp -al` make them for honest files.) A step
-file that breaks a rule is refused on its own (its step scores 0 with the reason); a submission path
-that breaks one (a linked folder, a notebook that is a FIFO…) is refused whole.
+regular file, and is read up to a byte cap whatever its size claims. A step file that breaks a rule
+is refused on its own (its step scores 0 with the reason); a submission path that breaks one (a
+linked folder, a notebook that is a FIFO…) is refused whole. Hard links are accepted: only someone
+already writing on the grader's file system could make one, and uv or `cp -al` make them for honest
+files.
 """
 import errno
 import hashlib
