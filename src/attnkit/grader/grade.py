@@ -146,11 +146,11 @@ def _not_run(planned, result, problem):
         return "error", f"{where}\n  the grader got no result for this call", None
     if result.status == "not_done":
         return "failed", _not_written(case, "replace the `raise NotImplementedError` with your code"), None
+    if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
+        return "error", f"{where}\n  {result.error}: make the calls that timed out finish first", None
     if result.status == "timeout":
         return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
                            f"inputs need?)\n  read: lesson {case.lesson}", None)
-    if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
-        return "error", f"{where}\n  {result.error}\n  read: lesson {case.lesson}", None
     if result.status == "crashed":
         return ("error", f"{where}\n  the process running your code died before returning "
                          f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
