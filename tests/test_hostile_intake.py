@@ -422,3 +422,12 @@ def test_calls_not_run_after_timeouts_say_so_and_are_not_timeouts(tmp_path):
     assert 1 <= len(timed_out) <= 2 and not_run and len(timed_out) + len(not_run) == len(softmax)
     assert all(t.status == "error" and "softmax() already ran out of time 2 times" in t.output for t in not_run)
     assert graded.score == 100.0 - _step_points("step4_softmax")
+
+
+@pytest.mark.parametrize("code", ["x = y" + ".a" * 100_000, "x = " + "not " * 100_000 + "y"],
+                         ids=["attribute chain", "not not"])
+def test_code_too_deep_to_compile_is_said_so_not_called_a_crash(code):
+    run = run_submission(with_code("step4_softmax", code), JOBS)
+    got = run.results["softmax#0"]
+    assert got.status == "load_error" and "step4_softmax.py is nested too deeply to compile" in got.error, got
+    assert_correct(run, others("softmax#0", "softmax#1"))

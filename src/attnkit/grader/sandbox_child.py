@@ -295,6 +295,9 @@ class Submission:
         module.__file__ = filename
         try:
             code = compile(source, filename, "exec", dont_inherit=True)
+        except (RecursionError, MemoryError) as err:  # e.g. 100k-deep attribute access or `not not …`
+            return _reply(header, "load_error", f"{filename} is nested too deeply to compile "
+                                                f"({type(err).__name__}): split the long expression", "SyntaxError")
         except (SyntaxError, ValueError) as err:
             line = f" on line {err.lineno}" if getattr(err, "lineno", None) else ""
             return _reply(header, "load_error", f"{filename} has a syntax error{line}: {getattr(err, 'msg', err)}",
