@@ -8,7 +8,7 @@ from pathlib import Path
 
 from attnkit import manifest
 from attnkit.grader import submission
-from attnkit.grader.grade import grade
+from attnkit.grader.grade import grade_submission
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import SandboxRunner
 from attnkit.paths import ROOT
@@ -25,7 +25,7 @@ def plan():
 def grade_path(path, limits=None):
     """Grade the submission at `path` through the real sandbox."""
     sub = submission.read(str(path))
-    return grade(plan(), SandboxRunner(limits), sub.sources, sub.name, sub.problem)
+    return grade_submission(plan(), SandboxRunner(limits), sub)
 
 
 def case_points_of(functions):

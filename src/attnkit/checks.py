@@ -48,17 +48,34 @@ def describe_inputs(kwargs):
     return lines
 
 
-def compare(expected, got, tolerance, label):
-    """Compare one array with its expected value; return a Verdict naming the first problem."""
-    expected = np.asarray(expected)
+def check_form(shape, dtype, got, label):
+    """None when `got` is an array of this shape and a dtype a right answer could have, else the
+    Verdict naming the first difference (its type, then its shape, then its dtype)."""
     if not isinstance(got, (np.ndarray, np.generic, bool, int, float)):
         return Verdict(False, "result", f"{label}: expected a numpy array, got {type(got).__name__}")
     got = np.asarray(got)
-    if got.shape != expected.shape:
-        return Verdict(False, "shape", f"{label}: expected shape {expected.shape}, got {got.shape}")
-    if expected.dtype == bool:
+    if got.shape != tuple(shape):
+        return Verdict(False, "shape", f"{label}: expected shape {tuple(shape)}, got {got.shape}")
+    if dtype == bool:
         if got.dtype != bool:
             return Verdict(False, "dtype", f"{label}: expected a boolean table, got dtype {got.dtype}")
+        return None
+    if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
+        return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
+    if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
+        return Verdict(False, "dtype", f"{label}: expected dtype {dtype}, got {got.dtype} "
+                                       "(float32 in must give float32 out; a numpy float64 scalar promotes it)")
+    return None
+
+
+def compare(expected, got, tolerance, label):
+    """Compare one array with its expected value; return a Verdict naming the first problem."""
+    expected = np.asarray(expected)
+    wrong_form = check_form(expected.shape, expected.dtype, got, label)
+    if wrong_form:
+        return wrong_form
+    got = np.asarray(got)
+    if expected.dtype == bool:
         wrong = np.argwhere(got != expected)
         if len(wrong):
             cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:6])
@@ -66,11 +83,6 @@ def compare(expected, got, tolerance, label):
                            f"{label}: {len(wrong)} of {expected.size} cells differ (first at {cells})\n"
                            f"  expected {show(expected)}\n  got      {show(got)}")
         return PASSED
-    if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
-        return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
-    if np.issubdtype(expected.dtype, np.floating) and got.dtype != expected.dtype:
-        return Verdict(False, "dtype", f"{label}: expected dtype {expected.dtype}, got {got.dtype} "
-                                       "(float32 in must give float32 out; a numpy float64 scalar promotes it)")
     bad_nan = np.isnan(got) & ~np.isnan(expected)
     bad_inf = np.isinf(got) & ~(np.isinf(expected) & (np.sign(got) == np.sign(expected)))
     if bad_nan.any() or bad_inf.any():
@@ -106,6 +118,15 @@ def expected_outputs(case, calls):
             return [{expect["pick"]: pick(out, expect["pick"])} for out in outputs]
         return outputs
     return None
+
+
+def expected_forms(case, calls):
+    """For a property case, what each call's results must look like: a list of {part: (shape, dtype)},
+    those of the reference's results on the same calls (their values are never compared); else None."""
+    if "property" not in case.expect:
+        return None
+    return [{part: (np.shape(value), np.asarray(value).dtype) for part, value in out.items()}
+            for out in reference_outputs(case, calls)]
 
 
 def _picked(result, text):
@@ -148,16 +169,28 @@ def _check_property(case, results):
 _COMPUTE = object()
 
 
-def evaluate(case, calls, results, expected=_COMPUTE):
+def _label(part, k, calls):
+    return part if len(calls) == 1 else f"{part} (call {k + 1})"
+
+
+def evaluate(case, calls, results, expected=_COMPUTE, forms=_COMPUTE):
     """Return the Verdict for `results` (one {part name: value} dict per call) on `case`.
 
-    `calls` are the arguments that were passed (as built by `case.build_calls()`). `expected`, when
-    given, is `expected_outputs(case, calls)` computed beforehand (the grader reuses it across
-    submissions instead of running the reference again for each one).
+    `calls` are the arguments that were passed (as built by `case.build_calls()`). `expected` and
+    `forms`, when given, are `expected_outputs(case, calls)` and `expected_forms(case, calls)`
+    computed beforehand (the grader reuses them across submissions instead of running the reference
+    again for each one); `forms=None` skips checking a property case's shapes and dtypes.
     """
     if expected is _COMPUTE:
         expected = expected_outputs(case, calls)
+    if forms is _COMPUTE:
+        forms = expected_forms(case, calls)
     for k, (kwargs, result) in enumerate(zip(calls, results)):
+        for part, (shape, dtype) in (forms[k] if forms else {}).items():  # a constant is of the wrong form
+            got, bad = _picked(result, part)
+            bad = bad or check_form(shape, dtype, got, _label(part, k, calls))
+            if bad:
+                return bad
         reference = expected[k] if expected is not None else None
         for part, value in (reference or result).items():
             got, bad = _picked(result, part) if reference is not None else (value, None)
@@ -169,7 +202,7 @@ def evaluate(case, calls, results, expected=_COMPUTE):
                 if not finite.all():
                     return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf: {show(got)}")
                 continue
-            verdict = compare(want, got, case.tolerance, part if len(calls) == 1 else f"{part} (call {k + 1})")
+            verdict = compare(want, got, case.tolerance, _label(part, k, calls))
             if not verdict.passed:
                 return verdict
     return _check_property(case, results) if expected is None else PASSED
@@ -181,7 +214,7 @@ def teaching_message(case, calls, verdict, diagnosis_text=""):
     for k, kwargs in enumerate(calls):
         prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
-    lines += ["  " + line for line in verdict.message.splitlines()]
+    lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
     if diagnosis_text:
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:

@@ -1,7 +1,6 @@
 """`attnkit grade PATH…`: grade submissions (folders shaped like exercises/, or .ipynb notebooks)."""
 import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,8 @@ def register(sub):
     p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
     p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per submission, a column per step")
     p.add_argument("--gradescope", metavar="FILE",
-                   help="write Gradescope's results.json (with several PATHs, FILE is a folder of one file each)")
+                   help="write Gradescope's results.json (FILE/results.json when FILE ends with / or is a folder; "
+                        "with several PATHs, FILE is a folder of one file each)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
@@ -31,14 +31,7 @@ def journal_path(args):
     if args.out:
         return Path(args.out) / "attnkit-results.jsonl"
     target = args.csv or args.gradescope
-    return Path(f"{target}.journal.jsonl") if target else None
-
-
-def gradescope_path(args, name):
-    if len(args.paths) == 1:
-        return Path(args.gradescope)
-    stem = re.sub(r"[^\w.-]+", "_", name.strip("/\\")).strip("._") or "submission"
-    return Path(args.gradescope) / f"{stem}.json"
+    return Path(f"{Path(target)}.journal.jsonl") if target else None  # beside it, even given as `out/`
 
 
 def run(args):
@@ -50,10 +43,16 @@ def run(args):
     from .grader.runners import SandboxRunner
     from .grader.sandbox import Limits, barrier_description
     from .grader.sandbox_zygote import ZygoteError
+    from .grader.terminal import printable, say
 
+    try:
+        gradescope_files = report_gradescope.files_for(args.paths, args.gradescope) if args.gradescope else {}
+    except ValueError as err:
+        say(f"attnkit grade: nothing was graded: {err}")
+        return 2
     notice = public_only_notice()
     if notice:
-        print(f"attnkit grade: {notice}", file=sys.stderr)
+        say(f"attnkit grade: {notice}")
     plan = Plan()
     path = journal_path(args)
     journal = Journal(path) if path else None
@@ -74,11 +73,12 @@ def run(args):
             sys.stdout.write(json.dumps(graded.as_spec()) + "\n")
         else:
             if skipped:
-                print(f"{graded.submission}: already graded and unchanged since (--force to regrade)")
+                print(f"{printable(graded.submission, keep='')}: already graded and unchanged since "
+                      "(--force to regrade)")
             print(report_text.text(graded) + "\n")
         sys.stdout.flush()
         if args.gradescope:
-            report_gradescope.write(gradescope_path(args, graded.submission), graded)
+            report_gradescope.write(gradescope_files[graded.submission], graded)
         write_csv()
         if progress:
             progress.step()
@@ -90,7 +90,7 @@ def run(args):
         _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:
         write_csv(final=True)
-        print(f"attnkit grade: the sandbox could not run, nothing more was graded: {err}", file=sys.stderr)
+        say(f"attnkit grade: the sandbox could not run, nothing more was graded: {err}")
         return 3
     except KeyboardInterrupt:
         write_csv(final=True)
@@ -99,5 +99,5 @@ def run(args):
         return 130
     write_csv(final=True)
     for name, why in unreadable.items():
-        print(f"attnkit grade: not graded: {why}", file=sys.stderr)
+        say(f"attnkit grade: not graded: {why}")
     return 2 if unreadable else 0

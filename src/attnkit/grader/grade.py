@@ -69,11 +69,18 @@ class Graded:
                    {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"])
 
 
-def grade(plan, runner, sources, name, problem=""):
+def grade_submission(plan, runner, sub):
+    """Grade `sub`, a `submission.Submission` as read from disk."""
+    return grade(plan, runner, sub.sources, sub.name, sub.problem, sub.unreadable)
+
+
+def grade(plan, runner, sources, name, problem="", unreadable=None):
     """Grade the files `sources` ({filename: text}) as submission `name`.
 
     `problem`, when set, says why the submission could not be read; every test then fails with it.
+    `unreadable` ({filename: why}) names step files that were refused: their step's tests are errors.
     """
+    unreadable = unreadable or {}
     start = time.perf_counter()
     if problem:
         results, stdout, stderr = {}, "", ""
@@ -83,7 +90,8 @@ def grade(plan, runner, sources, name, problem=""):
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
-    tests = [_judge(plan, planned, results, problem, planned.case.step.module in missing) for planned in plan.cases]
+    tests = [_judge(plan, planned, results, problem or unreadable.get(planned.case.step.filename, ""),
+                    planned.case.step.module in missing) for planned in plan.cases]
     steps = {}
     for module in plan.steps:
         mine = [(t, p) for t, p in zip(tests, plan.cases) if t.step == module]
@@ -99,11 +107,11 @@ def grade(plan, runner, sources, name, problem=""):
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
-    failed = next((r for r in calls if r is None or r.status != "ok"), None) if not problem else None
-    if missing:  # SPEC: a missing file counts as not done
-        status, output, code = "failed", _not_written(case, f"{case.step.filename} is missing"), None
-    elif problem or failed is not None:
-        status, output, code = _not_run(planned, failed, problem)
+    failed = [r for r in calls if r is None or r.status != "ok"]
+    if missing and not problem:  # SPEC: a missing file counts as not done
+        return _result(planned, "failed", _not_written(case, f"{case.step.filename} is missing"), None)
+    if problem or failed:
+        status, output, code = _not_run(planned, None if problem else failed[0], problem)
     else:
         parts = [r.parts for r in calls]
         status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
@@ -113,7 +121,7 @@ def _judge(plan, planned, results, problem, missing):
 def _verdict(planned, parts):
     """(status, output, diagnosis) of results that came back."""
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected)
+        verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected, planned.forms)
     if verdict.passed:
         return "passed", "", None
     with _DIAGNOSIS_LOCK:
@@ -133,11 +141,13 @@ def _not_run(planned, result, problem):
     case = planned.case
     where = f"{case.step.module}.{case.function} — {case.concept}"
     if problem:
-        return "error", f"{where}\n  the submission could not be read: {problem}", None
+        return "error", f"{where}\n  not graded: {problem}", None
     if result is None:
         return "error", f"{where}\n  the grader got no result for this call", None
     if result.status == "not_done":
         return "failed", _not_written(case, "replace the `raise NotImplementedError` with your code"), None
+    if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
+        return "error", f"{where}\n  {result.error}: make the calls that timed out finish first", None
     if result.status == "timeout":
         return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
                            f"inputs need?)\n  read: {case.read}", None)

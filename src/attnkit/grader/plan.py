@@ -1,7 +1,7 @@
 """What one grading run checks, built once and shared by every submission of the run.
 
 For each case of the catalogue (public and hidden): the arguments of its calls, the outputs they
-must give (the reference runs here, once), its points and the runner jobs that make its calls.
+must give or, for a property case, their shapes and dtypes (the reference runs here, once), its points and the runner jobs that make its calls.
 Judging reuses all of it, and remembers verdicts by the bytes of the learner's results, so a
 result already seen (the reference's own, or a common mistake's) is judged once per run.
 """
@@ -24,6 +24,7 @@ class PlannedCase:
     case: catalogue.Case
     calls: list  # keyword arguments of each call, built once (never handed to learner code itself)
     expected: object  # checks.expected_outputs(case, calls), computed once
+    forms: object  # checks.expected_forms(case, calls), computed once
     keys: tuple  # the job key of each call
     points: float
 
@@ -43,8 +44,8 @@ class Plan:
             keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
             jobs += [Job(key, case.step.module, case.function, case.returns, kwargs)
                      for key, kwargs in zip(keys, calls)]
-            self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls), keys,
-                                          points[case.name]))
+            self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls),
+                                          checks.expected_forms(case, calls), keys, points[case.name]))
         self.jobs = tuple(jobs)
         self.steps = [s.module for s in manifest.steps()]
         self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}

@@ -1,5 +1,8 @@
 """Gradescope's autograder results.json: public tests visible, hidden ones after grades are published."""
 import json
+import os
+import re
+from pathlib import Path
 
 from .atomic import write_text
 from .grade import POINTS_SPLIT
@@ -31,3 +34,25 @@ def failed(output):
 
 def write(path, graded):
     write_text(path, json.dumps(results(graded), indent=1) + "\n")
+
+
+def files_for(names, target):
+    """{submission path: the results.json it writes} for the submissions `names` and --gradescope `target`.
+
+    One submission: `target` itself, or `target`/results.json when it ends with a slash or is an
+    existing folder. Several: `target` is a folder of `<path as a file name>.json`, one each; two
+    submissions that would write the same file raise ValueError (never one overwriting the other).
+    """
+    distinct = list(dict.fromkeys(names))
+    if len(distinct) == 1:
+        folder = str(target).endswith(("/", os.sep)) or Path(target).is_dir()
+        return {distinct[0]: Path(target) / "results.json" if folder else Path(target)}
+    files, owner = {}, {}
+    for name in distinct:
+        stem = re.sub(r"[^\w.-]+", "_", name.strip("/\\")).strip("._") or "submission"
+        files[name] = Path(target) / f"{stem}.json"
+        other = owner.setdefault(stem.casefold(), name)
+        if other != name:
+            raise ValueError(f"{other!r} and {name!r} would both write {files[name]}: rename one of them "
+                             "or grade them in separate runs")
+    return files

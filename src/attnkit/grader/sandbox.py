@@ -21,7 +21,7 @@ stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, ne
 
 Limits: call_seconds (wall time per call, and per import), memory_mb (RLIMIT_AS), output_bytes
 (stdout+stderr kept), result_bytes (arrays one call may return), max_timeouts_per_function (after
-that many timeouts a function's remaining jobs get "timeout" without running; None: run them all).
+that many timeouts a function's remaining jobs get "not_run" without running; None: run them all).
 
 Thread-safe: each concurrent call takes its own zygote from a per-process pool (a process forked
 from one that used the sandbox starts its own). The calling thread runs on its zygote's CPU for the

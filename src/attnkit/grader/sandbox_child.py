@@ -295,6 +295,9 @@ class Submission:
         module.__file__ = filename
         try:
             code = compile(source, filename, "exec", dont_inherit=True)
+        except (RecursionError, MemoryError) as err:  # e.g. 100k-deep attribute access or `not not …`
+            return _reply(header, "load_error", f"{filename} is nested too deeply to compile "
+                                                f"({type(err).__name__}): split the long expression", "SyntaxError")
         except (SyntaxError, ValueError) as err:
             line = f" on line {err.lineno}" if getattr(err, "lineno", None) else ""
             return _reply(header, "load_error", f"{filename} has a syntax error{line}: {getattr(err, 'msg', err)}",
@@ -329,8 +332,11 @@ class Submission:
         try:
             parts = _named_parts(header["returns"], result)
             payload = [(name, plain_array(value), False) for name, value in parts.items()]
-        except (ValueError, TypeError, WireError) as err:
+        except (ResultRefused, WireError) as err:
             return _reply(header, "error", f"{function}() returned {err}")
+        except BaseException as err:  # noqa: BLE001 - the learner's result raised while being read
+            return _reply(header, "error", f"{function}() returned a value that could not be read: "
+                                           + self._describe(err), type(err).__name__)
         size = sum(arr.nbytes for _, arr, _ in payload)
         if size > header["max_bytes"]:
             return _reply(header, "error", f"{function}() returned {size} bytes of arrays (at most {header['max_bytes']})")
@@ -376,22 +382,26 @@ def _unpack(value, arrays):
     return value
 
 
+class ResultRefused(Exception):
+    """A result of the wrong kind (not a tuple, not an array…); the message says what came instead."""
+
+
 def _named_parts(returns, result):
     """Mirror of attnkit.cases.named_outputs; only arrays and plain numbers may come back."""
     if len(returns) > 1 and not isinstance(result, (tuple, list)) and all(hasattr(result, n) for n in returns):
         parts = {name: getattr(result, name) for name in returns}
     elif len(returns) > 1:
         if not isinstance(result, (tuple, list)):
-            raise ValueError(f"a single {type(result).__name__}; expected a tuple ({', '.join(returns)})")
+            raise ResultRefused(f"a single {type(result).__name__}; expected a tuple ({', '.join(returns)})")
         if len(result) != len(returns):
-            raise ValueError(f"{len(result)} values; expected a tuple of {len(returns)} ({', '.join(returns)})")
+            raise ResultRefused(f"{len(result)} values; expected a tuple of {len(returns)} ({', '.join(returns)})")
         parts = dict(zip(returns, result))
     else:
         parts = {returns[0]: result}
     import numpy as np
     for name, value in parts.items():
         if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
-            raise TypeError(f"a {type(value).__name__} for {name}; expected a numpy array")
+            raise ResultRefused(f"a {type(value).__name__} for {name}; expected a numpy array")
     return parts
 
 

@@ -185,8 +185,8 @@ class SubmissionRunner:
         cap = self.limits.max_timeouts_per_function
         if cap is None or timeouts[job.function] < cap:
             return False
-        results[job.key] = result("timeout", f"not run: {job.function}() already ran out of time "
-                                             f"{timeouts[job.function]} times")
+        results[job.key] = result("not_run", f"not run ({job.function}() already ran out of time "
+                                             f"{timeouts[job.function]} times)")
         return True
 
     def _pipeline(self, queue, timeouts, results):
@@ -299,8 +299,11 @@ class SubmissionRunner:
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, f"{job.function}()", time.monotonic() - since)
         seconds = time.monotonic() - since
-        status = reply.get("status")
-        error, exc_type = str(reply.get("error", ""))[:_MAX_TEXT], str(reply.get("exc_type", ""))[:200]
+        status, error, exc_type = (reply.get(field, "") for field in ("status", "error", "exc_type"))
+        if not all(isinstance(value, str) for value in (status, error, exc_type)):
+            return result("error", f"garbled answer from {job.function}(): fields of the wrong type",
+                          "ProtocolError", seconds)
+        error, exc_type = error[:_MAX_TEXT], exc_type[:200]
         if status == "ok" and set(parts) == set(job.returns):
             return result("ok", seconds=seconds, parts={name: parts[name][0] for name in job.returns})
         if status in ("not_done", "error", "crashed") and not parts:

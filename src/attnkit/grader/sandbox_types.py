@@ -22,7 +22,7 @@ class Job:
 
 @dataclass(frozen=True)
 class CallResult:
-    status: str  # "ok" | "not_done" | "error" | "timeout" | "crashed" | "load_error"
+    status: str  # "ok" | "not_done" | "error" | "timeout" | "not_run" | "crashed" | "load_error"
     parts: dict | None  # part name -> np.ndarray (numeric or bool) when status == "ok", else None
     error: str  # "" or exception type + message + the learner-file lines of the traceback
     exc_type: str  # "" or the exception class name, e.g. "ValueError"

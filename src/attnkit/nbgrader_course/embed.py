@@ -16,8 +16,8 @@ MODULE_NAME = "attnkit_notebook_checks"
 _COPIED = (
     (indexing, ("_PICK", "_SLICE_PART", "parse_index", "parse_pick")),
     (cases, ("_DTYPES", "_GENERATORS", "_MODIFIERS", "_as_array", "build_arg", "invoke", "pick", "named_outputs")),
-    (checks, ("Verdict", "PASSED", "show", "describe_inputs", "compare", "_picked", "_check_property", "_COMPUTE",
-              "evaluate", "teaching_message")),
+    (checks, ("Verdict", "PASSED", "show", "describe_inputs", "check_form", "compare", "_picked", "_check_property",
+              "_COMPUTE", "_label", "evaluate", "teaching_message")),
 )
 
 

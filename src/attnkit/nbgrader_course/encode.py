@@ -76,6 +76,8 @@ def encode_case(case, small=False):
         spec["hint"] = case.hint
     if case.kind == "property":
         spec["expect"] = case.expect
+        spec["forms"] = [{part: [list(shape), dtype.str] for part, (shape, dtype) in call.items()}
+                         for call in checks.expected_forms(case, calls)]
     found = known_mistakes(case, calls, expected)
     spec["mistakes"] = [m for m in found if not small or "b64" not in repr(m)]
     return spec

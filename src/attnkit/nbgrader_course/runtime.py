@@ -76,10 +76,16 @@ def find_hidden(assignment, digest, start=None):
         "regenerate the course if you changed that file")
 
 
-def _evaluate(case, calls, results, expected):
+def decode_forms(forms):
+    """A property case's stored result forms, one {part: (shape, dtype)} per call (None for other cases)."""
+    return None if forms is None else [{part: (tuple(shape), np.dtype(dtype)) for part, (shape, dtype) in call.items()}
+                                       for call in forms]
+
+
+def _evaluate(case, calls, results, expected, forms=None):
     """checks.evaluate, with anything it cannot judge in a learner's result reported as a failure, not a crash."""
     try:
-        return evaluate(case, calls, results, expected)
+        return evaluate(case, calls, results, expected, forms)
     except (IndexError, TypeError, ValueError) as err:
         shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
         return Verdict(False, "shape", f"the result could not be compared ({type(err).__name__}: {err}); got {shapes}")
@@ -134,7 +140,7 @@ class StepChecks:
             results = [named_outputs(case.returns, value) for value in raw]
         except ValueError as err:
             return Verdict(False, "result", str(err)), ""
-        verdict = _evaluate(case, calls, results, decode_outputs(spec["expected"]))
+        verdict = _evaluate(case, calls, results, decode_outputs(spec["expected"]), decode_forms(spec.get("forms")))
         if verdict.passed:
             return verdict, ""
         with np.errstate(all="ignore"):
