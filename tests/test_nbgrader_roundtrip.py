@@ -10,6 +10,7 @@ scores the same code in a folder.
 """
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -45,8 +46,15 @@ FAILING_CELLS = {
 }
 
 
+def without_own_bin_on_path():
+    """The environment of a virtualenv that is not activated: its bin/ is not on PATH (issue 10)."""
+    own = os.path.dirname(sys.executable)
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and os.path.realpath(p) != os.path.realpath(own)]
+    return {**os.environ, "PATH": os.pathsep.join(path or [os.defpath])}
+
+
 def run(args, cwd):
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900, env=without_own_bin_on_path())
     assert result.returncode == 0, f"{args} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result
 

@@ -19,7 +19,14 @@ DEFAULT_TIMEOUT = 30
 
 def config_text(course_id, timeout):
     return f'''"""nbgrader configuration of the attnkit course (written by `attnkit nbgrader-course`)."""
+import os
+import sys
+
 c = get_config()  # noqa: F821  (nbgrader provides get_config)
+
+# nbgrader starts `alembic` by name: find the one installed beside this Python, so that
+# `.venv/bin/nbgrader …` works without activating the virtualenv.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 c.CourseDirectory.course_id = {course_id!r}
 
