@@ -14,6 +14,12 @@ def register(sub):
     p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per submission, a column per step")
     p.add_argument("--gradescope", metavar="FILE",
                    help="write Gradescope's results.json (with several PATHs, FILE is a folder of one file each)")
+    p.add_argument("--roster", metavar="FILE.csv",
+                   help="map folder names to students: CSV columns folder, student_id and optionally name")
+    p.add_argument("--feedback", metavar="DIR",
+                   help="write each student's feedback here as <student>.md and <student>.html")
+    p.add_argument("--reveal-hidden", action="store_true",
+                   help="let feedback and Gradescope output show hidden tests' inputs and expected values")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
@@ -39,7 +45,8 @@ def gradescope_path(args, name):
 
 
 def run(args):
-    from .grader import batch, report_csv, report_gradescope, report_text
+    from .grader import batch, feedback, report_csv, report_gradescope, report_text, students
+    from .grader.atomic import write_text
     from .grader.grade import POINTS_SPLIT
     from .grader.journal import Journal
     from .grader.plan import Plan
@@ -47,7 +54,13 @@ def run(args):
     from .grader.sandbox import Limits, barrier_description
     from .grader.sandbox_zygote import ZygoteError
 
+    try:
+        roster = students.read_roster(args.roster) if args.roster else None
+    except (OSError, ValueError) as err:
+        print(f"attnkit grade: --roster: {err}", file=sys.stderr)
+        return 2
     plan = Plan()
+    feedback_names = {}
     path = journal_path(args)
     journal = Journal(path) if path else None
     show_progress = (args.progress or sys.stderr.isatty()) and len(args.paths) > 1
@@ -58,20 +71,29 @@ def run(args):
     def write_csv(final=False):
         if args.csv and (final or time.monotonic() - csv_written[0] > 0.5):
             ordered = [graded_so_far[n] for n in args.paths if n in graded_so_far]
-            report_csv.write(args.csv, ordered, plan.steps)
+            report_csv.write(args.csv, ordered, plan.steps, roster)
             csv_written[0] = time.monotonic()
+
+    def write_feedback(graded, who):
+        stem = feedback_names.setdefault(graded.submission, _unique(feedback.file_stem(who.id), feedback_names.values()))
+        for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
+            write_text(Path(args.feedback) / f"{stem}{suffix}", render(graded, who, plan.case_named, args.reveal_hidden))
 
     def on_graded(graded, skipped):
         graded_so_far[graded.submission] = graded
+        who = students.student(graded.submission, roster)
         if args.json:
-            sys.stdout.write(json.dumps(graded.as_spec()) + "\n")
+            named = {"name": who.name} if roster is not None else {}
+            sys.stdout.write(json.dumps({**graded.as_spec(), "student": who.id, **named}) + "\n")
         else:
             if skipped:
                 print(f"{graded.submission}: already graded and unchanged since (--force to regrade)")
             print(report_text.text(graded) + "\n")
         sys.stdout.flush()
         if args.gradescope:
-            report_gradescope.write(gradescope_path(args, graded.submission), graded)
+            report_gradescope.write(gradescope_path(args, graded.submission), graded, plan.case_named, args.reveal_hidden)
+        if args.feedback:
+            write_feedback(graded, who)
         write_csv()
         if progress:
             progress.step()
@@ -93,4 +115,24 @@ def run(args):
     write_csv(final=True)
     for name, why in unreadable.items():
         print(f"attnkit grade: not graded: {why}", file=sys.stderr)
+    if roster is not None:
+        _report_roster_gaps(*students.roster_gaps(args.paths, roster))
     return 2 if unreadable else 0
+
+
+def _unique(stem, taken):
+    """`stem`, or `stem-2`, `stem-3`… when another submission of the run already has it."""
+    taken, name, k = set(taken), stem, 1
+    while name in taken:
+        k += 1
+        name = f"{stem}-{k}"
+    return name
+
+
+def _report_roster_gaps(without_row, without_submission):
+    if without_row:
+        print(f"attnkit grade: --roster: {len(without_row)} submission(s) without a roster row "
+              f"(graded under their folder name): {', '.join(without_row)}", file=sys.stderr)
+    if without_submission:
+        print(f"attnkit grade: --roster: {len(without_submission)} roster row(s) without a submission: "
+              f"{', '.join(without_submission)}", file=sys.stderr)
