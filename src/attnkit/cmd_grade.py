@@ -45,7 +45,7 @@ def gradescope_path(args, name):
 
 
 def run(args):
-    from .grader import batch, feedback, report_csv, report_gradescope, report_text, students
+    from .grader import batch, class_report, feedback, report_csv, report_gradescope, report_text, students
     from .grader.atomic import write_text
     from .grader.grade import POINTS_SPLIT
     from .grader.journal import Journal
@@ -117,6 +117,9 @@ def run(args):
         print(f"attnkit grade: not graded: {why}", file=sys.stderr)
     if roster is not None:
         _report_roster_gaps(*students.roster_gaps(args.paths, roster))
+    if not args.json and len(graded_so_far) >= 2:
+        ordered = [graded_so_far[n].as_spec() for n in args.paths if n in graded_so_far]
+        print(class_report.text(class_report.summarize(ordered)))
     return 2 if unreadable else 0
 
 

@@ -1,0 +1,66 @@
+"""The class report as one self-contained HTML page: inline SVG plots drawn here, no script, no outside file.
+
+Three plots — the score histogram, mean points per step, known mistakes by how many students made
+them — each with its own bar colour (the browser test looks for them), and the tables beneath.
+"""
+import html
+
+from .class_report import ClassSummary
+
+COLOURS = {"histogram": "#1f77b4", "steps": "#2ca02c", "mistakes": "#d62728"}
+_W, _ROW, _LABEL = 640, 26, 220  # plot width, bar row height, label column of horizontal bars
+e = html.escape
+
+
+def _vertical_bars(name, bars, caption):
+    """bars: [(label, value)], value ≥ 0, drawn bottom-up."""
+    height, bottom = 220, 30
+    top = max((v for _, v in bars), default=0) or 1
+    step = (_W - 40) / max(len(bars), 1)
+    parts = []
+    for k, (label, value) in enumerate(bars):
+        h = (height - bottom - 20) * value / top
+        x = 30 + k * step
+        parts.append(f'<rect x="{x + 2:.1f}" y="{height - bottom - h:.1f}" width="{step - 4:.1f}" height="{h:.1f}" '
+                     f'fill="{COLOURS[name]}"><title>{e(label)}: {value:g}</title></rect>'
+                     f'<text x="{x + step / 2:.1f}" y="{height - bottom + 14}" font-size="10" text-anchor="middle">{e(label)}</text>'
+                     f'<text x="{x + step / 2:.1f}" y="{height - bottom - h - 3:.1f}" font-size="10" text-anchor="middle">{value:g}</text>')
+    return _figure(name, caption, height, parts)
+
+
+def _horizontal_bars(name, bars, caption):
+    """bars: [(label, value, full)]: a bar of value out of full, with its frame."""
+    height = 10 + _ROW * max(len(bars), 1)
+    top = max((full for _, _, full in bars), default=0) or 1
+    span = _W - _LABEL - 60
+    parts = []
+    for k, (label, value, full) in enumerate(bars):
+        y = 5 + k * _ROW
+        parts.append(f'<text x="{_LABEL - 6}" y="{y + 15}" font-size="12" text-anchor="end">{e(label)}</text>'
+                     f'<rect x="{_LABEL}" y="{y + 3}" width="{span * full / top:.1f}" height="{_ROW - 8}" fill="none" stroke="#999"/>'
+                     f'<rect x="{_LABEL}" y="{y + 3}" width="{span * value / top:.1f}" height="{_ROW - 8}" fill="{COLOURS[name]}"/>'
+                     f'<text x="{_LABEL + span * full / top + 4:.1f}" y="{y + 15}" font-size="11">{value:.3g} / {full:g}</text>')
+    return _figure(name, caption, height, parts)
+
+
+def _figure(name, caption, height, parts):
+    return (f'<figure id="{name}"><figcaption>{e(caption)}</figcaption>'
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{height}" viewBox="0 0 {_W} {height}">'
+            + "".join(parts) + "</svg></figure>")
+
+
+def page(summary: ClassSummary, title="attnkit class report"):
+    s = summary
+    histogram = _vertical_bars("histogram", [(f"{low:g}–{high:g}", n) for low, high, n in s.histogram],
+                               f"Scores of {s.count} submissions (mean {s.mean:.1f}, median {s.median:.1f} of {s.max_score:g})")
+    steps = _horizontal_bars("steps", [(step, mean, worth) for step, mean, worth in s.steps], "Mean points per step")
+    ranked = _horizontal_bars("mistakes", [(m.code, m.students, s.count) for m in s.mistakes],
+                              "Known mistakes: students who made each (of all submissions)")
+    rows = "".join(f"<tr><td>{m.students}</td><td>{e(m.code)}</td><td>{e(m.summary)}</td><td>{e(m.lesson)}</td></tr>"
+                   for m in s.mistakes)
+    table = (f"<table><tr><th>students</th><th>mistake</th><th>what it is</th><th>reteach</th></tr>{rows}</table>"
+             if s.mistakes else "<p>No known mistake was made.</p>")
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{e(title)}</title><style>'
+            "body{font-family:sans-serif;max-width:60em;margin:1em auto}figure{margin:1em 0}"
+            "td,th{padding:.2em .6em;text-align:left;vertical-align:top}</style></head><body>\n"
+            f"<h1>{e(title)}</h1>\n{histogram}\n{steps}\n{ranked}\n<h2>Mistakes to reteach</h2>\n{table}\n</body></html>\n")
