@@ -159,6 +159,13 @@ def test_feedback_names_the_mistake_of_public_and_hidden_checks(course):
     assert "likely mistake: no 1/sqrt(D_h)" in html
 
 
+def test_no_checksum_warnings_on_returned_test_cells(course):
+    """Each untouched locked cell keeps the checksum nbgrader recorded (issue 10: six warnings a notebook)."""
+    log = course["autograde_log"]
+    assert "Autograding" in log and "untouched" in log and "correct" in log
+    assert not re.findall(r".*'checksum'.*has changed.*", log)
+
+
 def test_endless_loop_was_cut_by_the_cell_timeout(course):
     nb = nbformat.read(course["root"] / "autograded/endless_loop/attention/attention.ipynb", as_version=4)
     for grade_id in ("test_step4_softmax", "test_step6_head"):
@@ -194,7 +201,9 @@ def test_release_holds_no_solution_and_no_hidden_case(course):
         assert case.name not in text
         for seed in {json.dumps(s) for s in _seeds(case.calls)} - public_seeds:
             assert f"'seed': {seed}" not in text and f'"seed": {seed}' not in text, (case.name, seed)
-    assert "BEGIN HIDDEN TESTS" not in text and "_checks.run_hidden(" not in text
+    assert "BEGIN HIDDEN TESTS" not in text
+    for step in manifest.steps():  # the test cells as the instructor's: no block stripped, same checksum
+        assert cell(release, f"test_{step.module}").source == cell(course["source"], f"test_{step.module}").source
     hidden = json.loads((course["root"] / "hidden_tests/attention.json").read_text())
     for specs in hidden["steps"].values():
         for spec in specs:
