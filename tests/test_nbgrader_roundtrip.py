@@ -244,6 +244,47 @@ def test_instructor_notebook_passes_every_test_in_a_kernel(course):
         assert f"{n_public} of {n_public} public checks passed, {n_hidden} of {n_hidden} hidden" in out
 
 
+def exits_the_process(code):
+    """Step 5 calling os._exit: the kernel dies under nbgrader (issue 10)."""
+    changed = code.replace(f"    {stubs.BEGIN}", f"    __import__('os')._exit(1)  # the learner's exit\n    {stubs.BEGIN}", 1)
+    assert changed != code
+    return changed
+
+
+@pytest.fixture(scope="module")
+def killed_kernel(course):
+    """A sixth student whose step 5 calls os._exit, autograded on its own after the others."""
+    root, student = course["root"], "exits"
+    nb = nbformat.reads(nbformat.writes(course["release"]), as_version=4)
+    for step in manifest.steps():
+        code = cell(course["source"], step.module).source
+        cell(nb, step.module).source = finished(exits_the_process(code) if step.module == "step5_values" else code)
+    path = root / "submitted" / student / "attention" / "attention.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    nbgrader_args = [sys.executable, "-m", "nbgrader"]
+    env = without_own_bin_on_path()
+    autograde = subprocess.run([*nbgrader_args, "autograde", "attention", "--student", student], cwd=root,
+                               capture_output=True, text=True, timeout=900, env=env)
+    subprocess.run([*nbgrader_args, "generate_feedback", "attention", "--student", student], cwd=root,
+                   capture_output=True, text=True, timeout=900, env=env)
+    return {"root": root, "student": student, "path": path, "autograde": autograde}
+
+
+def test_a_kernel_killed_by_os_exit_leaves_no_nbgrader_feedback(killed_kernel):
+    log = killed_kernel["autograde"].stdout + killed_kernel["autograde"].stderr
+    assert "ERROR" in log and "exits" in log, log[-3000:]
+    assert not (killed_kernel["root"] / "feedback" / "exits" / "attention" / "attention.html").exists()
+
+
+def test_attnkit_grade_recovers_the_student_nbgrader_could_not_grade(killed_kernel, tmp_path):
+    """docs/NBGRADER.md's recovery: grade the returned notebook with `attnkit grade`."""
+    (graded,) = _grade_json([killed_kernel["path"]], tmp_path)
+    lost = {t["step"] for t in graded["tests"] if t["status"] != "passed"}
+    assert lost == {"step5_values"} and graded["score"] == 100.0 - POINTS["step5_values"]
+    assert all("os._exit" in t["output"] for t in graded["tests"] if t["step"] == "step5_values")
+
+
 def _grade_json(paths, cwd):
     result = run([sys.executable, "-m", "attnkit.cli", "grade", "--json", *map(str, paths)], cwd)
     return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
