@@ -12,35 +12,39 @@ _W, _ROW, _LABEL = 640, 26, 220  # plot width, bar row height, label column of h
 e = html.escape
 
 
+def _rect(x, y, width, height, style):
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" {style}/>'
+
+
+def _text(x, y, text, size, anchor="start"):
+    return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}">{e(text)}</text>'
+
+
 def _vertical_bars(name, bars, caption):
     """bars: [(label, value)], value ≥ 0, drawn bottom-up."""
-    height, bottom = 220, 30
+    height, base = 220, 190
     top = max((v for _, v in bars), default=0) or 1
     step = (_W - 40) / max(len(bars), 1)
-    parts = []
-    for k, (label, value) in enumerate(bars):
-        h = (height - bottom - 20) * value / top
-        x = 30 + k * step
-        parts.append(f'<rect x="{x + 2:.1f}" y="{height - bottom - h:.1f}" width="{step - 4:.1f}" height="{h:.1f}" '
-                     f'fill="{COLOURS[name]}"><title>{e(label)}: {value:g}</title></rect>'
-                     f'<text x="{x + step / 2:.1f}" y="{height - bottom + 14}" font-size="10" text-anchor="middle">{e(label)}</text>'
-                     f'<text x="{x + step / 2:.1f}" y="{height - bottom - h - 3:.1f}" font-size="10" text-anchor="middle">{value:g}</text>')
-    return _figure(name, caption, height, parts)
+
+    def bar(k, label, value):
+        h, mid = (base - 20) * value / top, 30 + (k + 0.5) * step
+        return (_rect(mid - step / 2 + 2, base - h, step - 4, h, f'fill="{COLOURS[name]}"')
+                + _text(mid, base + 14, label, 10, "middle") + _text(mid, base - h - 3, f"{value:g}", 10, "middle"))
+    return _figure(name, caption, height, [bar(k, *b) for k, b in enumerate(bars)])
 
 
 def _horizontal_bars(name, bars, caption):
     """bars: [(label, value, full)]: a bar of value out of full, with its frame."""
-    height = 10 + _ROW * max(len(bars), 1)
     top = max((full for _, _, full in bars), default=0) or 1
     span = _W - _LABEL - 60
-    parts = []
-    for k, (label, value, full) in enumerate(bars):
+
+    def bar(k, label, value, full):
         y = 5 + k * _ROW
-        parts.append(f'<text x="{_LABEL - 6}" y="{y + 15}" font-size="12" text-anchor="end">{e(label)}</text>'
-                     f'<rect x="{_LABEL}" y="{y + 3}" width="{span * full / top:.1f}" height="{_ROW - 8}" fill="none" stroke="#999"/>'
-                     f'<rect x="{_LABEL}" y="{y + 3}" width="{span * value / top:.1f}" height="{_ROW - 8}" fill="{COLOURS[name]}"/>'
-                     f'<text x="{_LABEL + span * full / top + 4:.1f}" y="{y + 15}" font-size="11">{value:.3g} / {full:g}</text>')
-    return _figure(name, caption, height, parts)
+        return (_text(_LABEL - 6, y + 15, label, 12, "end")
+                + _rect(_LABEL, y + 3, span * full / top, _ROW - 8, 'fill="none" stroke="#999"')
+                + _rect(_LABEL, y + 3, span * value / top, _ROW - 8, f'fill="{COLOURS[name]}"')
+                + _text(_LABEL + span * full / top + 4, y + 15, f"{value:.3g} / {full:g}", 11))
+    return _figure(name, caption, 10 + _ROW * max(len(bars), 1), [bar(k, *b) for k, b in enumerate(bars)])
 
 
 def _figure(name, caption, height, parts):
