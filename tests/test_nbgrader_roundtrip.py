@@ -6,7 +6,9 @@ left out of step 6; an endless loop in step 4; deleted provided and test cells; 
 grade in the gradebook. Also: the release holds no solution and no hidden case; the released
 notebook runs in a real kernel and each step stops at its own NotImplementedError; the instructor's
 notebook passes every test in a kernel; `attnkit grade` scores a submitted notebook per step as it
-scores the same code in a folder.
+scores the same code in a folder. Issue 10: nbgrader runs with the virtualenv's bin/ off PATH (as
+when it is not activated); autograde logs no checksum warning; a sixth student calling os._exit is
+recovered with `attnkit grade`.
 """
 import csv
 import json
