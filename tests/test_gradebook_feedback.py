@@ -126,6 +126,14 @@ def test_learner_text_is_escaped_in_the_html_feedback(tmp_path):
                                                 "raise ValueError('<script>alert(1)</script>')", None))
     proc = run_cli("grade", str(sub), "--feedback", str(tmp_path / "fb"))
     assert proc.returncode == 0, proc.stderr
+    assert "class report:" not in proc.stdout  # one submission: no class summary
     page = (tmp_path / "fb" / "b_eve.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert "&lt;b&gt;eve" in page and "<b>" not in page
+
+
+def test_two_submissions_of_one_student_get_two_feedback_files(tmp_path):
+    first, second = copy_solutions(tmp_path / "a" / "alice"), copy_solutions(tmp_path / "b" / "alice", SCALE_MISSING)
+    proc = run_cli("grade", str(first), str(second), "--feedback", str(tmp_path / "fb"), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "fb").iterdir()) == ["alice-2.html", "alice-2.md", "alice.html", "alice.md"]

@@ -75,7 +75,9 @@ def run(args):
             csv_written[0] = time.monotonic()
 
     def write_feedback(graded, who):
-        stem = feedback_names.setdefault(graded.submission, _unique(feedback.file_stem(who.id), feedback_names.values()))
+        if graded.submission not in feedback_names:
+            feedback_names[graded.submission] = _unique(feedback.file_stem(who.id), feedback_names.values())
+        stem = feedback_names[graded.submission]
         for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
             write_text(Path(args.feedback) / f"{stem}{suffix}", render(graded, who, plan.case_named, args.reveal_hidden))
 
