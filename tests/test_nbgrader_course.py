@@ -162,6 +162,9 @@ def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path)
     outside = tmp_path / "student" / ASSIGNMENT  # a student's own copy: no course folder above it
     outside.mkdir(parents=True)
     assert runtime.find_hidden(ASSIGNMENT, digest, start=outside) is None
+    (tmp_path / "gradebook.db").touch()  # a course folder whose config lives elsewhere: no silent skip
+    with pytest.raises(FileNotFoundError, match="attnkit nbgrader-course"):
+        runtime.find_hidden(ASSIGNMENT, digest, start=outside)
 
 
 def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, monkeypatch):

@@ -25,6 +25,7 @@ from ..checks import Verdict, evaluate, teaching_message
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
+_COURSE_MARKS = (COURSE_CONFIG, "gradebook.db", HIDDEN_DIR)  # any of them above: a course folder
 
 
 def decode(spec):
@@ -65,7 +66,7 @@ def find_hidden(assignment, digest, start=None):
 
     nbgrader runs the notebook in its own folder (source/…, autograded/<student>/…), below the course
     root. A file whose SHA-256 is not `digest` (a copy a submission brought along) is passed over.
-    None when no ancestor is a course folder (one holding COURSE_CONFIG): a student's own copy.
+    None when no ancestor is a course folder (one holding a _COURSE_MARKS name): a student's own copy.
     FileNotFoundError in a course folder without the file, so grading never skips them silently.
     """
     here = Path(start or Path.cwd()).resolve()
@@ -76,7 +77,7 @@ def find_hidden(assignment, digest, start=None):
             data = path.read_bytes()
             if hashlib.sha256(data).hexdigest() == digest:
                 return json.loads(data)
-        in_course = in_course or (folder / COURSE_CONFIG).is_file()
+        in_course = in_course or any((folder / mark).exists() for mark in _COURSE_MARKS)
     if not in_course:
         return None
     raise FileNotFoundError(
