@@ -14,6 +14,12 @@ def register(sub):
     p.add_argument("--gradescope", metavar="FILE",
                    help="write Gradescope's results.json (FILE/results.json when FILE ends with / or is a folder; "
                         "with several PATHs, FILE is a folder of one file each)")
+    p.add_argument("--roster", metavar="FILE.csv",
+                   help="map folder names to students: CSV columns folder, student_id and optionally name")
+    p.add_argument("--feedback", metavar="DIR",
+                   help="write each student's feedback here as <student>.md and <student>.html")
+    p.add_argument("--reveal-hidden", action="store_true",
+                   help="let feedback and Gradescope output show hidden tests' inputs and expected values")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
@@ -36,7 +42,8 @@ def journal_path(args):
 
 def run(args):
     from .cases import public_only_notice
-    from .grader import batch, report_csv, report_gradescope, report_text
+    from .grader import batch, class_report, feedback, report_csv, report_gradescope, report_text, students
+    from .grader.atomic import write_text
     from .grader.grade import POINTS_SPLIT
     from .grader.journal import Journal
     from .grader.plan import Plan
@@ -50,10 +57,16 @@ def run(args):
     except ValueError as err:
         say(f"attnkit grade: nothing was graded: {err}")
         return 2
+    try:
+        roster = students.read_roster(args.roster) if args.roster else None
+    except (OSError, ValueError) as err:
+        say(f"attnkit grade: --roster: {err}")
+        return 2
     notice = public_only_notice()
     if notice:
         say(f"attnkit grade: {notice}")
     plan = Plan()
+    feedback_names = {}
     path = journal_path(args)
     journal = Journal(path) if path else None
     show_progress = (args.progress or sys.stderr.isatty()) and len(args.paths) > 1
@@ -64,13 +77,22 @@ def run(args):
     def write_csv(final=False):
         if args.csv and (final or time.monotonic() - csv_written[0] > 0.5):
             ordered = [graded_so_far[n] for n in args.paths if n in graded_so_far]
-            report_csv.write(args.csv, ordered, plan.steps)
+            report_csv.write(args.csv, ordered, plan.steps, roster)
             csv_written[0] = time.monotonic()
+
+    def write_feedback(graded, who):
+        if graded.submission not in feedback_names:
+            feedback_names[graded.submission] = _unique(feedback.file_stem(who.id), feedback_names.values())
+        stem = feedback_names[graded.submission]
+        for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
+            write_text(Path(args.feedback) / f"{stem}{suffix}", render(graded, who, plan.case_named, args.reveal_hidden))
 
     def on_graded(graded, skipped):
         graded_so_far[graded.submission] = graded
+        who = students.student(graded.submission, roster)
         if args.json:
-            sys.stdout.write(json.dumps(graded.as_spec()) + "\n")
+            named = {"name": who.name} if roster is not None else {}
+            sys.stdout.write(json.dumps({**graded.as_spec(), "student": who.id, **named}) + "\n")
         else:
             if skipped:
                 print(f"{printable(graded.submission, keep='')}: already graded and unchanged since "
@@ -78,7 +100,9 @@ def run(args):
             print(report_text.text(graded) + "\n")
         sys.stdout.flush()
         if args.gradescope:
-            report_gradescope.write(gradescope_files[graded.submission], graded)
+            report_gradescope.write(gradescope_files[graded.submission], graded, plan.case_named, args.reveal_hidden)
+        if args.feedback:
+            write_feedback(graded, who)
         write_csv()
         if progress:
             progress.step()
@@ -100,4 +124,27 @@ def run(args):
     write_csv(final=True)
     for name, why in unreadable.items():
         say(f"attnkit grade: not graded: {why}")
+    if roster is not None:
+        _report_roster_gaps(*students.roster_gaps(args.paths, roster), say)
+    if not args.json and len(graded_so_far) >= 2:
+        ordered = [graded_so_far[n].as_spec() for n in args.paths if n in graded_so_far]
+        print(class_report.text(class_report.summarize(ordered)))
     return 2 if unreadable else 0
+
+
+def _unique(stem, taken):
+    """`stem`, or `stem-2`, `stem-3`… when another submission of the run already has it."""
+    taken, name, k = set(taken), stem, 1
+    while name in taken:
+        k += 1
+        name = f"{stem}-{k}"
+    return name
+
+
+def _report_roster_gaps(without_row, without_submission, say):
+    if without_row:
+        say(f"attnkit grade: --roster: {len(without_row)} submission(s) without a roster row "
+            f"(graded under their folder name): {', '.join(without_row)}")
+    if without_submission:
+        say(f"attnkit grade: --roster: {len(without_submission)} roster row(s) without a submission: "
+            f"{', '.join(without_submission)}")

@@ -47,6 +47,7 @@ class Plan:
             self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls),
                                           checks.expected_forms(case, calls), keys, points[case.name]))
         self.jobs = tuple(jobs)
+        self.case_named = {p.case.name: p.case for p in self.cases}
         self.steps = [s.module for s in manifest.steps()]
         self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}
         self.fingerprint = _fingerprint()

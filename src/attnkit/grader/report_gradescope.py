@@ -1,18 +1,25 @@
-"""Gradescope's autograder results.json: public tests visible, hidden ones after grades are published."""
+"""Gradescope's autograder results.json: public tests visible, hidden ones after grades are published.
+
+A hidden test's output, even once published, is its concept and likely mistake only (feedback.py's
+rule), unless the instructor asks for `reveal_hidden`.
+"""
 import json
 import os
 import re
 from pathlib import Path
 
 from .atomic import write_text
+from .feedback import shown_output
 from .grade import POINTS_SPLIT
 
 _CAP = 8000  # characters of learner output shown
 
 
-def results(graded):
+def results(graded, cases, reveal_hidden=False):
+    """The results.json object; `cases` maps test names to catalogue cases."""
     tests = [{"name": t.name, "score": t.score, "max_score": t.max_score,
-              "status": "passed" if t.status == "passed" else "failed", "output": t.output,
+              "status": "passed" if t.status == "passed" else "failed",
+              "output": shown_output(t, cases[t.name], reveal_hidden),
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
               "visibility": "visible" if t.public else "after_published"}
              for t in graded.tests]
@@ -32,8 +39,8 @@ def failed(output):
     return {"score": 0.0, "output": output, "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
 
 
-def write(path, graded):
-    write_text(path, json.dumps(results(graded), indent=1) + "\n")
+def write(path, graded, cases, reveal_hidden=False):
+    write_text(path, json.dumps(results(graded, cases, reveal_hidden), indent=1) + "\n")
 
 
 def files_for(names, target):

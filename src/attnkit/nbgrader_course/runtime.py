@@ -6,8 +6,10 @@ its messages are the kit's. The package imports below are the lines that copy le
 package they keep this module importable, so the kit's tests can run it directly.
 
 A test cell makes one `StepChecks`, runs the step's public cases with `run`, the hidden ones with
-`run_hidden` (inside nbgrader's hidden-tests block, so that call is not in the released notebook)
-and ends with `finish`, which raises when anything failed: nbgrader then gives the cell 0 points.
+`run_hidden` and ends with `finish`, which raises when anything failed: nbgrader then gives the
+cell 0 points. The `run_hidden` line is the same in the released notebook (no hidden-tests block
+for nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded): outside the
+course folder it finds no hidden cases and runs none.
 """
 import base64
 import copy
@@ -22,6 +24,8 @@ from ..cases import build_arg, invoke, named_outputs
 from ..checks import Verdict, evaluate, teaching_message
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
+COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
+_COURSE_MARKS = (COURSE_CONFIG, "gradebook.db", HIDDEN_DIR)  # any of them above: a course folder
 
 
 def decode(spec):
@@ -62,14 +66,20 @@ def find_hidden(assignment, digest, start=None):
 
     nbgrader runs the notebook in its own folder (source/…, autograded/<student>/…), below the course
     root. A file whose SHA-256 is not `digest` (a copy a submission brought along) is passed over.
+    None when no ancestor is a course folder (one holding a _COURSE_MARKS name): a student's own copy.
+    FileNotFoundError in a course folder without the file, so grading never skips them silently.
     """
     here = Path(start or Path.cwd()).resolve()
+    in_course = False
     for folder in (here, *here.parents):
         path = folder / HIDDEN_DIR / f"{assignment}.json"
         if path.is_file():
             data = path.read_bytes()
             if hashlib.sha256(data).hexdigest() == digest:
                 return json.loads(data)
+        in_course = in_course or any((folder / mark).exists() for mark in _COURSE_MARKS)
+    if not in_course:
+        return None
     raise FileNotFoundError(
         f"the hidden tests ({HIDDEN_DIR}/{assignment}.json with SHA-256 {digest[:12]}…) were not found "
         f"above {here}: run nbgrader in the course folder that `attnkit nbgrader-course` wrote, and "
@@ -149,8 +159,9 @@ class StepChecks:
         return verdict, diagnosis
 
     def run_hidden(self, assignment, digest):
-        """Run the step's hidden cases (the instructor's copy of the notebook only)."""
-        for spec in find_hidden(assignment, digest)["steps"][self.module]:
+        """Run the step's hidden cases in the course folder (source/, autograded/); elsewhere none."""
+        hidden = find_hidden(assignment, digest)
+        for spec in hidden["steps"][self.module] if hidden else ():
             self.run(spec, "hidden")
 
     def finish(self):
