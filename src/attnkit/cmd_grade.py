@@ -125,7 +125,7 @@ def run(args):
     for name, why in unreadable.items():
         say(f"attnkit grade: not graded: {why}")
     if roster is not None:
-        _report_roster_gaps(*students.roster_gaps(args.paths, roster), say)
+        _report_roster_gaps(*students.roster_gaps(args.paths, roster))
     if not args.json and len(graded_so_far) >= 2:
         ordered = [graded_so_far[n].as_spec() for n in args.paths if n in graded_so_far]
         print(class_report.text(class_report.summarize(ordered)))
@@ -141,7 +141,9 @@ def _unique(stem, taken):
     return name
 
 
-def _report_roster_gaps(without_row, without_submission, say):
+def _report_roster_gaps(without_row, without_submission):
+    from .grader.terminal import say
+
     if without_row:
         say(f"attnkit grade: --roster: {len(without_row)} submission(s) without a roster row "
             f"(graded under their folder name): {', '.join(without_row)}")
