@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import threading
+from csv import DictReader
 from pathlib import Path
 
 import pytest
@@ -255,7 +256,7 @@ def test_a_poisoned_submission_in_the_middle_of_a_batch_leaves_every_other_row_c
     assert set(rows) == set(names)
     assert rows[str(SOLUTIONS_DIR)]["score"] == 100.0 and rows[str(poisoned)]["score"] == 0.0
     assert "not a readable .ipynb notebook" in rows[str(poisoned)]["tests"][0]["output"]
-    assert [line.split(",")[0] for line in csv.read_text().splitlines()[1:]] == names
+    assert [row["submission"] for row in DictReader(csv.open(newline=""))] == names
     journal = Path(f"{csv}.journal.jsonl").read_text().splitlines()
     assert len(journal) == 3
 

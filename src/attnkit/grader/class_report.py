@@ -4,11 +4,10 @@ Input is the SPEC grade objects (`attnkit grade --json` lines, or Graded.as_spec
 counted once per student who made it, and ranked by that count, with the lesson section its advice
 names (mistakes.catalogue).
 """
-import re
 import statistics
 from dataclasses import dataclass
 
-from .. import mistakes
+from .. import lessons, mistakes
 
 BINS = 10  # score histogram: [0, 10), [10, 20), … [90, 100]
 _BAR = 30  # characters of the longest text bar
@@ -19,7 +18,7 @@ class RankedMistake:
     code: str
     students: int
     summary: str
-    lesson: str  # the section to reteach, e.g. 'lesson 000, "第一步：缩放"'
+    lesson: str  # the section to reteach, e.g. 'lessons/en/step2_scores.md#scale'
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,7 @@ def _ranked_mistakes(grades):
 
 
 def _lesson(mistake):
-    found = re.search(r"Read (lesson .*?)\.?$", mistake.advice) if mistake else None
-    return found.group(1) if found else ""
+    return lessons.link(mistake.lesson) if mistake else ""
 
 
 def _bar(n, most):
