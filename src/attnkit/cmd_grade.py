@@ -8,6 +8,8 @@ from pathlib import Path
 
 
 def register(sub):
+    from .grader.sandbox_types import Limits
+
     p = sub.add_parser("grade", help="grade submissions with every case, public and hidden, in a sandbox")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a folder shaped like exercises/, or an .ipynb")
     p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
@@ -18,8 +20,18 @@ def register(sub):
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
-    p.add_argument("--call-seconds", type=float, default=2.0,
-                   help="time limit of one call of the learner's code (default 2)")
+    limits = Limits()
+    p.add_argument("--call-seconds", type=float, default=limits.call_seconds,
+                   help=f"time limit of one call of the learner's code (default {limits.call_seconds:g})")
+    p.add_argument("--submission-seconds", type=float, default=limits.submission_seconds,
+                   help="time budget of a whole submission, imports and calls; then its remaining tests are "
+                        f"not run and score 0 (default {limits.submission_seconds:g})")
+    p.add_argument("--submission-result-bytes", type=int, default=limits.submission_result_bytes,
+                   help="budget of array bytes a submission's calls may return in all; then its remaining tests "
+                        f"are not run and score 0 (default {limits.submission_result_bytes})")
+    p.add_argument("--allow-no-barrier", action="store_true",
+                   help="grade even where learner code cannot be isolated (not root, no CAP_SYS_ADMIN, no "
+                        "unshare): it could then read the hidden cases and solutions")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
     p.set_defaults(func=run)
 
@@ -44,9 +56,21 @@ def run(args):
     from .grader.journal import Journal
     from .grader.plan import Plan
     from .grader.runners import SandboxRunner
-    from .grader.sandbox import Limits, barrier_description
-    from .grader.sandbox_zygote import ZygoteError
+    from .grader.sandbox import BarrierUnavailable, Limits, ZygoteError, barrier_description
 
+    try:
+        isolation = barrier_description(args.allow_no_barrier)
+    except BarrierUnavailable as why:
+        print(f"attnkit grade: refusing to run learner code without isolation: {why}.\n"
+              "  Run the grader as root with CAP_SYS_ADMIN and util-linux `unshare` and libseccomp2 installed "
+              "(in Docker: --cap-add SYS_ADMIN, or a VM),\n  or pass --allow-no-barrier to grade anyway: learner "
+              "code could then read the hidden cases and solutions.", file=sys.stderr)
+        return 3
+    except ZygoteError as err:
+        print(f"attnkit grade: the sandbox could not run, nothing was graded: {err}", file=sys.stderr)
+        return 3
+    limits = Limits(call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
+                    submission_result_bytes=args.submission_result_bytes)
     plan = Plan()
     path = journal_path(args)
     journal = Journal(path) if path else None
@@ -64,7 +88,7 @@ def run(args):
     def on_graded(graded, skipped):
         graded_so_far[graded.submission] = graded
         if args.json:
-            sys.stdout.write(json.dumps(graded.as_spec()) + "\n")
+            sys.stdout.write(json.dumps({**graded.as_spec(), "isolation": graded.isolation}) + "\n")
         else:
             if skipped:
                 print(f"{graded.submission}: already graded and unchanged since (--force to regrade)")
@@ -78,8 +102,8 @@ def run(args):
 
     try:
         if not args.json:
-            print(f"isolation: {barrier_description()}\n{POINTS_SPLIT}\n")
-        runner = SandboxRunner(Limits(call_seconds=args.call_seconds))
+            print(f"isolation: {isolation}\n{POINTS_SPLIT}\n")
+        runner = SandboxRunner(limits, args.allow_no_barrier)
         _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:
         write_csv(final=True)

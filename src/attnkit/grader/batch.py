@@ -18,6 +18,7 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
     `on_graded(graded, skipped)` is called once per submission, in the order they finish.
     """
     public = {p.case.name for p in plan.cases if p.case.public}
+    fingerprint = f"{plan.fingerprint}|{runner.settings}"  # other limits, other grades: regraded
     done, unreadable, todo = {}, {}, []
     for name in names:
         try:
@@ -25,7 +26,7 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
         except (OSError, ValueError) as err:
             unreadable[name] = str(err)
             continue
-        key = journal.key(sub, plan.fingerprint) if journal else None
+        key = journal.key(sub, fingerprint) if journal else None
         stored = journal.get(key) if journal and not force else None
         if stored is not None:
             done[name] = Graded.from_record(stored, public)
