@@ -27,10 +27,10 @@ PRIVILEGES = pytest.mark.parametrize("drop", [
 ])
 
 INTRUDER = """
-import os
+import ctypes, os
 _reference_softmax = softmax
 def _intrude():
-    seen = {"uid": os.getuid()}
+    seen = {"uid": os.getuid(), "userns": ctypes.CDLL(None).unshare(0x10000000)}  # CLONE_NEWUSER
     for path in ("/etc/shadow", %(solution)r):
         try:
             seen[path] = open(path).read(40)
@@ -98,6 +98,7 @@ def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_ro
     assert learner["status"] == "passed"
     stdout = done.stdout + (out / "results.json").read_text(encoding="utf-8")
     assert "'uid': 65534" in results["output"] and "'uid': 0" not in stdout
+    assert "'userns': -1" in results["output"]  # seccomp holds in both tiers
     assert "root:" not in stdout and "BEGIN SOLUTION" not in stdout
     assert not marker.exists()
 
