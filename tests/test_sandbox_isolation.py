@@ -160,3 +160,19 @@ print("IMPORTS", {{"names": names, "kit files": [f for f in files if f.startswit
     run = run_submission(_softmax_doing(code), SOFTMAX)
     seen = _printed(run, "IMPORTS")
     assert seen == {"names": {"attnkit": "no", "attnkit.grader": "no", "sandbox_child": "no"}, "kit files": []}
+
+
+def test_the_hidden_paths_are_not_left_in_the_childs_memory_for_its_frames_to_find():
+    code = """
+import sys
+frames, frame = [], sys._getframe()
+while frame is not None:
+    frames.append(repr(frame.f_locals))
+    frame = frame.f_back
+print("MEMORY", frames + [repr(vars(sys.modules["__main__"]))])
+"""
+    run = run_submission(_softmax_doing(code), SOFTMAX)
+    seen = _printed(run, "MEMORY")
+    assert len(seen) > 3
+    for text in seen:
+        assert str(PACKAGE_DIR) not in text and str(ROOT / "solutions") not in text, text[:2000]
