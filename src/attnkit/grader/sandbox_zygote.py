@@ -128,7 +128,8 @@ def _without_barrier(why, told):
     """What isolates learner code when the barrier could not be built (`told`: the zygote's own words)."""
     denied = ", user namespaces denied (seccomp)" if "user namespaces denied" in told else ""
     if _can_change_user():
-        who = ("learner code runs as uid 65534 (nobody) with no capabilities and no_new_privs" + denied
+        who = (f"learner code runs as uid {pwd.getpwnam('nobody').pw_uid} (nobody) with no capabilities and "
+               "no_new_privs" + denied
                + ", in a clean environment; it can still read every world-readable file (the kit's solutions "
                "and hidden cases among them), see every process and write to world-writable folders")
         closed = [p for p in (sys.base_prefix, sys.prefix) if not _open_to_others(p)]
