@@ -158,21 +158,20 @@ class Zygote:
         finally:
             theirs.close()
         try:
-            self._request_line(_config(barrier, drop_to_nobody))
+            self.ctl.sendall(json.dumps(_config(barrier, drop_to_nobody)).encode("utf-8") + b"\n")
             header, _ = self._read(_STARTUP_SECONDS)
-        except ZygoteError:
+        except (OSError, ZygoteError) as err:
+            try:
+                self.proc.wait(1.0)  # it is ending: what it wrote says why
+            except subprocess.TimeoutExpired:
+                pass
+            told = self._startup_log().strip() or str(err)
             self.close()
-            raise
+            raise ZygoteError(f"the sandbox zygote did not start ({told})") from None
         if header.get("op") != "ready":
             self.close()
             raise ZygoteError(f"the sandbox zygote failed to start: {header.get('error')}")
         self.isolated, self.barrier = barrier, header["barrier"]
-
-    def _request_line(self, config):
-        try:
-            self.ctl.sendall(json.dumps(config).encode("utf-8") + b"\n")
-        except OSError as err:
-            raise ZygoteError(f"the sandbox zygote is gone: {err} {self._startup_log()}") from None
 
     def _startup_log(self):
         self._log.seek(0)
@@ -264,8 +263,9 @@ class ZygotePool:
             try:
                 return Zygote(barrier=True, drop_to_nobody=True)
             except ZygoteError as err:
-                why = ("the namespaces could not be set up (root without CAP_SYS_ADMIN, as in a default Docker "
-                       f"container?): {str(err)[:300].strip()}")
+                told = str(err)[:300].strip()
+                why = (f"the namespaces could not be set up (root without CAP_SYS_ADMIN, as in a default Docker "
+                       f"container?): {told}" if "unshare" in told else f"setting it up failed: {told}")
         if not allow_no_barrier:
             raise BarrierUnavailable(why)
         zygote = Zygote(barrier=False, drop_to_nobody=_can_change_user())
