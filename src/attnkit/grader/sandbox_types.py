@@ -13,7 +13,7 @@ class Limits:
     submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # equal only to itself: hashable by identity, whatever its kwargs hold
 class Job:
     key: str  # caller's id, e.g. "softmax_fully_masked_row_is_zero#0"
     step: str  # step module, e.g. "step6_head"
