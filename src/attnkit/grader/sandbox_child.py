@@ -334,7 +334,7 @@ class Submission:
         except BaseException as err:  # noqa: BLE001
             return _reply(header, "error", self._describe(err), type(err).__name__)
         try:
-            parts = named_parts(header["returns"], result)
+            parts = _named_parts(header["returns"], result)
             payload = [(name, plain_array(value), False) for name, value in parts.items()]
         except (ValueError, TypeError, WireError) as err:
             return _reply(header, "error", f"{function}() returned {err}")
@@ -384,7 +384,7 @@ def _unpack(value, arrays):
     return value
 
 
-def named_parts(returns, result):
+def _named_parts(returns, result):
     """Mirror of attnkit.cases.named_outputs; only arrays and plain numbers may come back."""
     if len(returns) > 1 and not isinstance(result, (tuple, list)) and all(hasattr(result, n) for n in returns):
         parts = {name: getattr(result, name) for name in returns}
