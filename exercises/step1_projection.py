@@ -1,6 +1,6 @@
 """Step 1 — projections: one head turns Z into its queries, keys and values.
 
-Lesson 000, section "Q、K、V":
+lessons/en/step1_projection.md#q-k-v (Chinese: lessons/zh/, same names):
 
     Q_h = Z_l W_Q^(h) + b_Q^(h)        K_h = Z_l W_K^(h) + b_K^(h)        V_h = Z_l W_V^(h) + b_V^(h)
 
@@ -14,19 +14,19 @@ def project(Z, W, b):
 
     Shapes: Z [T, D] (leading batch axes allowed: [..., T, D]), W [D, D_h], b [D_h] -> [T, D_h].
     GPT-2 Small: D = 768, D_h = 64. Multiply Z on the left (rows are tokens), then add the bias to
-    every row. Read: lesson 000, "Q、K、V".
+    every row. Read: lessons/en/step1_projection.md#orientation-and-bias.
     """
     Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
     W, b = projection_weights("project(Z, W, b)", Z, "W", W, "b", b)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 1 (step1_projection.project) is not written yet: replace this raise with your code. Read lesson 000 · Q、K、V.')
+    raise NotImplementedError('Step 1 (step1_projection.project) is not written yet: replace this raise with your code. Read lessons/en/step1_projection.md.')
 
 
 def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
     """Return the tuple (Q, K, V) = (Z W_Q + b_Q, Z W_K + b_K, Z W_V + b_V).
 
     Shapes: Z [T, D]; W_Q, W_K, W_V [D, D_h]; b_Q, b_K, b_V [D_h] -> Q, K, V each [T, D_h].
-    All three read the same Z with their own weights. Read: lesson 000, "Q、K、V".
+    All three read the same Z with their own weights. Read: lessons/en/step1_projection.md#q-k-v.
     """
     Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
     caller = "project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V)"
@@ -35,4 +35,4 @@ def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
     W_V, b_V = projection_weights(caller, Z, "W_V", W_V, "b_V", b_V)
     same_size(caller, "W_Q (D_h)", W_Q.shape[1], "W_K (D_h)", W_K.shape[1], W_Q.shape, W_K.shape)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 1 (step1_projection.project_qkv) is not written yet: replace this raise with your code. Read lesson 000 · Q、K、V.')
+    raise NotImplementedError('Step 1 (step1_projection.project_qkv) is not written yet: replace this raise with your code. Read lessons/en/step1_projection.md.')

@@ -1,13 +1,14 @@
 """Step 3 — masks: the visibility table and what other libraries call a mask.
 
-Lesson 002, "Mask是可见性表": a mask is a table of who may read whom. Rows are receivers (queries),
+lessons/en/step3_masks.md#visibility-table (Chinese: lessons/zh/, same names): a mask is a
+table of who may read whom. Rows are receivers (queries),
 columns are providers (keys). In this kit `visible[i, j]` is True where query i may read key j.
 
 Query i of T_q new queries sits at absolute position past + i, with past = T_k - T_q (keys already
 in the KV cache), and may read keys 0 … past + i: the table is aligned bottom-right. With T_q == T_k
-it is the lower triangle with its diagonal (lesson 000, the "How are" table).
+it is the lower triangle with its diagonal (the "How are" table).
 
-The additive mask M (lesson 000, "加入 Causal Mask") is 0 where visible and -inf where not.
+The additive mask M (lessons/en/step3_masks.md#additive-mask) is 0 where visible and -inf where not.
 """
 import numpy as np
 
@@ -18,16 +19,16 @@ def causal_visible(n_query, n_key=None):
     """Return the causal visibility table, bool [n_query, n_key], aligned bottom-right.
 
     visible[i, j] is True when key j is at or before query i's absolute position past + i, where
-    past = n_key - n_query (n_key defaults to n_query). Example, past = 3, new = 2 (lesson 002,
-    frame 5): row 0 sees keys 0…3, row 1 sees keys 0…4. Raises ValueError when n_key < n_query or a
-    size is negative. Read: lesson 000, "加入 Causal Mask"; lesson 002, "Mask是可见性表".
+    past = n_key - n_query (n_key defaults to n_query). Example, past = 3, new = 2: row 0 sees keys
+    0…3, row 1 sees keys 0…4. Raises ValueError when n_key < n_query or a size is negative.
+    Read: lessons/en/step3_masks.md#causal and lessons/en/ref_kv_cache.md#frame-past3-new2.
     """
     n_query = size("n_query", n_query)
     n_key = n_query if n_key is None else size("n_key", n_key)
     if n_key < n_query:
         raise ValueError(f"n_key ({n_key}) must be >= n_query ({n_query}): each new query needs its own key")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.causal_visible) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.causal_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
 
 
 def padding_visible(attention_mask, n_query):
@@ -35,20 +36,20 @@ def padding_visible(attention_mask, n_query):
 
     attention_mask is a Hugging Face style vector [T_k] (or [..., T_k] for a batch): 1 = real token,
     0 = padding. Every query row gets the same row of the table ([..., n_query, T_k]). Padding hides
-    keys, not queries. Read: lesson 002, "Mask是可见性表" (PAD限制).
+    keys, not queries. Read: lessons/en/ref_padding.md#pad-hides-keys.
     """
     real = padding_vector("attention_mask", attention_mask)
     n_query = size("n_query", n_query)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.padding_visible) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.padding_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
 
 
 def combine_visible(*visibles):
     """Return the table that is True only where every given table is True.
 
     Each table is bool [..., T_q, T_k] (they broadcast together). Causal and padding limits both
-    apply: a key is readable only if time order allows it AND it is a real token. Read: lesson 002,
-    "因果限制、PAD限制可以同时存在".
+    apply: a key is readable only if time order allows it AND it is a real token.
+    Read: lessons/en/step3_masks.md#combine.
     """
     if not visibles:
         raise TypeError("combine_visible(*visibles) needs at least one visibility table, got none")
@@ -59,48 +60,48 @@ def combine_visible(*visibles):
         raise ValueError("combine_visible(*visibles): the tables' shapes do not broadcast together: got "
                          + ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))) from None
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.combine_visible) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.combine_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
 
 
 def additive_mask(visible, dtype=np.float64):
     """Return M, float [..., T_q, T_k] of `dtype`: 0.0 where visible, -inf where not.
 
     M is added to the scaled scores, so a hidden key gets weight exp(-inf) = 0 after softmax.
-    Pass dtype=np.float32 to keep float32 scores float32. Read: lesson 000, "加入 Causal Mask".
+    Pass dtype=np.float32 to keep float32 scores float32. Read: lessons/en/step3_masks.md#additive-mask.
     """
     visible = bool_table("visible", visible)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.additive_mask) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.additive_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
 
 
 def to_torch_sdpa_mask(visible):
     """Return the bool mask for torch.nn.functional.scaled_dot_product_attention(attn_mask=...).
 
-    SPEC: for SDPA's boolean attn_mask, True means "takes part (attend)". Shape as `visible`.
-    Read: lesson 002, "不同API的True可能表示允许或禁止".
+    For SDPA's boolean attn_mask, True means "takes part (attend)". Shape as `visible`.
+    Read: lessons/en/ref_polarity.md#api-table.
     """
     visible = bool_table("visible", visible)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.to_torch_sdpa_mask) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.to_torch_sdpa_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
 
 
 def to_torch_mha_mask(visible):
     """Return the bool mask for torch.nn.MultiheadAttention(attn_mask=...).
 
-    SPEC: for nn.MultiheadAttention's boolean attn_mask, True means "**not allowed** to attend".
-    Shape as `visible`. Read: lesson 002, "不同API的True可能表示允许或禁止".
+    For nn.MultiheadAttention's boolean attn_mask, True means "**not allowed** to attend".
+    Shape as `visible`. Read: lessons/en/ref_polarity.md#api-table.
     """
     visible = bool_table("visible", visible)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.to_torch_mha_mask) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.to_torch_mha_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
 
 
 def to_torch_key_padding_mask(attention_mask):
     """Return bool [T_k] for torch.nn.MultiheadAttention(key_padding_mask=...).
 
-    attention_mask is Hugging Face style: 1 = real token, 0 = padding. SPEC: for key_padding_mask,
-    True means "**ignore** this key (padding)". Read: lesson 002, "不同API的True可能表示允许或禁止".
+    attention_mask is Hugging Face style: 1 = real token, 0 = padding. For key_padding_mask, True
+    means "**ignore** this key (padding)". Read: lessons/en/ref_padding.md#hf-polarity.
     """
     real = padding_vector("attention_mask", attention_mask)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.to_torch_key_padding_mask) is not written yet: replace this raise with your code. Read lesson 002 · Mask是可见性表; 000 · 加入 Causal Mask.')
+    raise NotImplementedError('Step 3 (step3_masks.to_torch_key_padding_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')

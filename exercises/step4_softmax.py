@@ -1,8 +1,8 @@
 """Step 4 — softmax: scores become weights, row by row.
 
-Lesson 000, "第三步：Softmax": each query's row of S becomes non-negative weights that sum to 1;
-a key whose score is -inf (masked) gets weight exactly 0. Lesson 002: scores [0, 1, 2] give
-[0.0900, 0.2447, 0.6652]; with the third key masked, [0.269, 0.731].
+lessons/en/step4_softmax.md (Chinese: lessons/zh/, same names): each query's row of S becomes
+non-negative weights that sum to 1; a key whose score is -inf (masked) gets weight exactly 0.
+Scores [0, 1, 2] give [0.0900, 0.2447, 0.6652]; with the third key masked, [0.269, 0.731].
 """
 import numpy as np
 
@@ -15,11 +15,11 @@ def softmax(S):
     Shapes: S [..., T_q, T_k] -> P [..., T_q, T_k], same dtype. Subtract each row's largest finite
     score before exp so that scores like +1000 do not overflow (softmax is unchanged by a shift).
     A -inf entry gets weight 0. A row that is entirely -inf (no visible key, e.g. a padding query)
-    gives all zeros, with no NaN and no warning. Read: lesson 000, "第三步：Softmax"; lesson 002,
-    "全行无可见Key还需明确策略".
+    gives all zeros, with no NaN and no warning. Read: lessons/en/step4_softmax.md#stability and
+    lessons/en/ref_fully_masked.md#kit-policy.
     """
     S = float_array("S", S, min_ndim=1, shape_text="[..., T_q, T_k]")
     if np.isnan(S).any() or np.isposinf(S).any():
         raise ValueError(f"S {S.shape} holds NaN or +inf; scores must be finite, or -inf where masked")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 4 (step4_softmax.softmax) is not written yet: replace this raise with your code. Read lesson 000 · 第三步：Softmax; 002 · 手算一次组合, 加上因果掩码会怎样.')
+    raise NotImplementedError('Step 4 (step4_softmax.softmax) is not written yet: replace this raise with your code. Read lessons/en/step4_softmax.md.')

@@ -1,7 +1,7 @@
 """Step 5 — values: each query's output is a weighted sum of the values.
 
-Lesson 000, "用 Attention 权重读取 Value":  o_i = Σ_j p_(i,j) v_j, i.e. O = P V. The weights act
-on the values, not on the keys. Lesson 002: weights [0.669762, 0.330238] on v0 = [10, 0],
+lessons/en/step5_values.md (Chinese: lessons/zh/, same names): o_i = Σ_j P[i, j] v_j, i.e.
+O = P V. The weights act on the values, not on the keys. Weights [0.669762, 0.330238] on v0 = [10, 0],
 v1 = [0, 20] give [6.697615, 6.604769].
 """
 from shape_checks import batch_axes, float_array, same_size
@@ -10,12 +10,12 @@ from shape_checks import batch_axes, float_array, same_size
 def weighted_sum(P, V):
     """Return O = P V: row i of O is Σ_j P[i, j] V[j].
 
-    Shapes: P [..., T_q, T_k], V [..., T_k, D_h] -> O [..., T_q, D_h]. Read: lesson 000,
-    "用 Attention 权重读取 Value" and "整个 Head 的矩阵形式".
+    Shapes: P [..., T_q, T_k], V [..., T_k, D_h] -> O [..., T_q, D_h]. 
+    Read: lessons/en/step5_values.md#weighted-sum.
     """
     P = float_array("P", P, min_ndim=2, shape_text="[..., T_q, T_k]")
     V = float_array("V", V, min_ndim=2, shape_text="[..., T_k, D_h]")
     same_size("weighted_sum(P, V)", "P (last axis, T_k)", P.shape[-1], "V (rows, T_k)", V.shape[-2], P.shape, V.shape)
     batch_axes("P", P, "V", V)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 5 (step5_values.weighted_sum) is not written yet: replace this raise with your code. Read lesson 000 · 用 Attention 权重读取 Value; 002 · 从两段内容到一个混合向量.')
+    raise NotImplementedError('Step 5 (step5_values.weighted_sum) is not written yet: replace this raise with your code. Read lessons/en/step5_values.md.')

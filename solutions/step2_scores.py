@@ -1,6 +1,7 @@
 """Step 2 — scores: how well each query matches each key.
 
-Lesson 000, "原始匹配分数" and "从分数到 Attention 权重", first step (缩放):
+lessons/en/step2_scores.md#raw-scores and lessons/en/step2_scores.md#scale
+(Chinese: lessons/zh/, same names):
 
     kq[i, j] = q_i · k_j          (kq = Q Kᵀ, llama.cpp's `kq`, not yet scaled)
     kq / sqrt(D_h)                (GPT-2 Small: D_h = 64, so the scale is 1/8)
@@ -17,7 +18,7 @@ def raw_scores(Q, K):
 
     Shapes: Q [..., T_q, D_h], K [..., T_k, D_h] -> kq [..., T_q, T_k] (e.g. 12 heads: [12, T, 64]).
     Transpose only the last two axes of K: `K.T` on a batched array reverses every axis.
-    Read: lesson 000, "原始匹配分数" and "整个 Head 的矩阵形式".
+    Read: lessons/en/step2_scores.md#raw-scores and lessons/en/step2_scores.md#batched-heads.
     """
     Q = float_array("Q", Q, min_ndim=2, shape_text="[..., T_q, D_h]")
     K = float_array("K", K, min_ndim=2, shape_text="[..., T_k, D_h]")
@@ -33,7 +34,8 @@ def scale_scores(kq, d_h):
 
     Shapes: kq [..., T_q, T_k], d_h a positive number (the head width D_h, not the model width D)
     -> [..., T_q, T_k], same dtype as kq (divide by a Python float: a numpy float64 scalar would turn
-    float32 scores into float64). Lesson 000: 1 / sqrt(64) = 1/8; lesson 002: width 2 -> /sqrt(2).
+    float32 scores into float64). GPT-2 Small: 1 / sqrt(64) = 1/8; width 2: /sqrt(2).
+    Read: lessons/en/step2_scores.md#scale.
     """
     kq = float_array("kq", kq, min_ndim=2, shape_text="[..., T_q, T_k]")
     d_h = head_width("d_h", d_h)

@@ -1,6 +1,6 @@
 """Step 6 — one head: the whole causal self-attention of a single GPT-2 head.
 
-Lesson 000, "整个 Head 的矩阵形式":
+lessons/en/step6_head.md#matrix-form (Chinese: lessons/zh/, same names):
 
     S = Q Kᵀ / sqrt(D_h) + M        P = softmax(S)        O = P V
 
@@ -36,7 +36,8 @@ def attention(Q, K, V, visible=None):
     Shapes: Q [..., T_q, D_h], K [..., T_k, D_h], V [..., T_k, D_h], visible bool [T_q, T_k] (or
     [..., T_q, T_k]; True = may read) -> O [..., T_q, D_h], P [..., T_q, T_k]. visible=None means
     causal_visible(T_q, T_k), aligned bottom-right for a KV-cache step. D_h is Q's last axis.
-    Build it from steps 2–5. Read: lesson 000, "整个 Head 的矩阵形式" and "最小数值例子".
+    Build it from steps 2–5. Read: lessons/en/step6_head.md#matrix-form
+    and lessons/en/step6_head.md#minimal-example.
     """
     Q = float_array("Q", Q, min_ndim=2, shape_text="[..., T_q, D_h]")
     K = float_array("K", K, min_ndim=2, shape_text="[..., T_k, D_h]")
@@ -66,7 +67,7 @@ def attention_head(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
 
     Shapes: Z [T, D]; W_* [D, D_h]; b_* [D_h]; visible bool [T, T] or None (causal) ->
     Q, K, V, kqv [T, D_h]; kq, kq_soft_max [T, T]. kq is the unscaled Q Kᵀ, as llama.cpp's `kq`.
-    Read: lesson 000, "llama.cpp 实战" (Block 0 / Head 0 on "How are").
+    Read: lessons/en/step6_head.md#trace and lessons/en/ref_gpt2_head0.md#scores.
     """
     ### BEGIN SOLUTION
     Q, K, V = project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V)  # [T, D_h] each

@@ -165,4 +165,6 @@ def test_adversarial_submission_scores_no_more_than_it_earned(tmp_path, attack):
     assert_only_functions_lost(graded, {(step, function)})
     assert not (tmp_path / "pwned").exists()
     if attack == "hang":
-        assert {t.status for t in graded.tests if t.step == step and t.status != "passed"} == {"timeout"}
+        lost = [t for t in graded.tests if t.step == step and t.status != "passed"]
+        assert {t.status for t in lost} == {"timeout", "error"}  # calls never made after two timeouts: error
+        assert all(t.status == "timeout" or "not run (" in t.output for t in lost)

@@ -5,9 +5,9 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from attnkit import manifest
+from attnkit import lessons, manifest
 from attnkit.cases import all_cases, cases_for
-from attnkit.checks import expected_outputs
+from attnkit.checks import expected_forms, expected_outputs
 from attnkit.judge import call_named, evaluate
 from attnkit.mistakes import catalogue, describe, diagnose, diagnose_exception, mistaken_function, variants
 from attnkit.mistakes import diagnosis
@@ -44,8 +44,8 @@ def _failures():
                     found.append((code, case.name, "error", diagnose_exception(case, type(err), str(err))))
                     continue
                 with np.errstate(all="ignore"):  # judging NaN outputs
-                    failed = not evaluate(case, calls, results, expected_outputs(case, calls)).passed
-                if failed:
+                    verdict = evaluate(case, calls, results, expected_outputs(case, calls), expected_forms(case, calls))
+                if not verdict.passed:
                     found.append((code, case.name, "value", diagnose(case, calls, results)))
     return tuple(found)
 
@@ -56,8 +56,8 @@ def test_catalogue_holds_every_spec_code_with_its_text():
     modules = {s.module for s in manifest.steps()}
     for code, mistake in known.items():
         assert mistake.code == code and mistake.step in modules
-        assert mistake.summary and mistake.advice and "lesson" in mistake.advice
-        assert describe(code) == f"{mistake.summary}. {mistake.advice}"
+        assert mistake.summary and mistake.advice and mistake.lesson
+        assert describe(code, "en") == f"{mistake.summary}. {mistake.advice} Read: {lessons.link(mistake.lesson, 'en')}."
 
 
 @pytest.mark.parametrize("code", list(catalogue()))
@@ -91,7 +91,7 @@ def test_a_composed_mistake_behaves_like_the_slip_inline():
 def test_the_reference_is_never_diagnosed(case):
     calls = case.build_calls()
     results = reference_outputs(case, calls)
-    assert evaluate(case, calls, results, expected_outputs(case, calls)).passed
+    assert evaluate(case, calls, results, expected_outputs(case, calls), expected_forms(case, calls)).passed
     assert diagnose(case, calls, results) is None
 
 

@@ -91,8 +91,8 @@ def test_cell_conventions(source):
         assert stubs.BEGIN in solution["source"] and stubs.END in solution["source"]
         assert not re.search(r"^(from|import) (shape_checks|step\d)", solution["source"], flags=re.M)
         assert (meta(test)["grade"], meta(test)["locked"], meta(test)["points"]) == (True, True, points[step.module])
-        hidden = "### BEGIN HIDDEN TESTS" in test["source"] and "### END HIDDEN TESTS" in test["source"]
-        assert hidden == bool(cases_for(step.module, "hidden"))
+        assert "HIDDEN TESTS" not in test["source"]  # a stripped block would change the cell's checksum
+        assert ("_checks.run_hidden(" in test["source"]) == bool(cases_for(step.module, "hidden"))
         assert test["source"].count("_checks.run({") == len(cases_for(step.module, "public"))
         previous = source["cells"][source["cells"].index(solution) - 1]
         assert previous["cell_type"] == "markdown" and f"Step {step.number}" in previous["source"]
@@ -108,15 +108,10 @@ def test_instructor_notebook_passes_everything(course, source, monkeypatch):
 
 
 def released(source):
-    """The notebook as a learner gets it: stubs instead of solutions, no hidden-tests blocks."""
+    """The notebook as a learner gets it: stubs instead of solutions, the test cells as they are."""
     nb = json.loads(json.dumps(source))
     for step in STEPS:
         code_cell(nb, step.module)["source"] = stubs.strip_solutions(step_code(step), step)
-        test = code_cell(nb, f"test_{step.module}")
-        lines = test["source"].splitlines()
-        if "### BEGIN HIDDEN TESTS" in lines:
-            del lines[lines.index("### BEGIN HIDDEN TESTS"):lines.index("### END HIDDEN TESTS") + 1]
-        test["source"] = "\n".join(lines)
     return nb
 
 
@@ -147,7 +142,7 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     printed, error = outcome["test_step6_head"]
     assert isinstance(error, AssertionError) and "24 points" in str(error)
     assert "FAILED (public check): step6_head.attention — the whole head on the lesson's 2×4 example" in printed
-    assert "FAILED (hidden check)" in printed and "read: lesson" in printed
+    assert "FAILED (hidden check)" in printed and "read: lessons/en/step6_head.md" in printed
     assert f"likely mistake: {mistakes.describe('scale_missing')}" in printed  # as the public tests say it
     assert all(outcome[f"test_{s.module}"][1] is None for s in STEPS if s.module != "step6_head")
 
@@ -164,6 +159,12 @@ def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path)
     assert runtime.find_hidden(ASSIGNMENT, digest, start=deep) == json.loads(text)
     with pytest.raises(FileNotFoundError, match="attnkit nbgrader-course"):
         runtime.find_hidden(ASSIGNMENT, "0" * 64, start=deep)
+    outside = tmp_path / "student" / ASSIGNMENT  # a student's own copy: no course folder above it
+    outside.mkdir(parents=True)
+    assert runtime.find_hidden(ASSIGNMENT, digest, start=outside) is None
+    (tmp_path / "gradebook.db").touch()  # a course folder whose config lives elsewhere: no silent skip
+    with pytest.raises(FileNotFoundError, match="attnkit nbgrader-course"):
+        runtime.find_hidden(ASSIGNMENT, digest, start=outside)
 
 
 def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, monkeypatch):

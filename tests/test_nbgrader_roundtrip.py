@@ -6,10 +6,13 @@ left out of step 6; an endless loop in step 4; deleted provided and test cells; 
 grade in the gradebook. Also: the release holds no solution and no hidden case; the released
 notebook runs in a real kernel and each step stops at its own NotImplementedError; the instructor's
 notebook passes every test in a kernel; `attnkit grade` scores a submitted notebook per step as it
-scores the same code in a folder.
+scores the same code in a folder. Issue 10: nbgrader runs with the virtualenv's bin/ off PATH (as
+when it is not activated); autograde logs no checksum warning; a sixth student calling os._exit is
+recovered with `attnkit grade`.
 """
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -45,8 +48,15 @@ FAILING_CELLS = {
 }
 
 
+def without_own_bin_on_path():
+    """The environment of a virtualenv that is not activated: its bin/ is not on PATH (issue 10)."""
+    own = os.path.dirname(sys.executable)
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and os.path.realpath(p) != os.path.realpath(own)]
+    return {**os.environ, "PATH": os.pathsep.join(path or [os.defpath])}
+
+
 def run(args, cwd):
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900, env=without_own_bin_on_path())
     assert result.returncode == 0, f"{args} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -151,6 +161,13 @@ def test_feedback_names_the_mistake_of_public_and_hidden_checks(course):
     assert "likely mistake: no 1/sqrt(D_h)" in html
 
 
+def test_no_checksum_warnings_on_returned_test_cells(course):
+    """Each untouched locked cell keeps the checksum nbgrader recorded (issue 10: six warnings a notebook)."""
+    log = course["autograde_log"]
+    assert "Autograding" in log and "untouched" in log and "correct" in log
+    assert not re.findall(r".*'checksum'.*has changed.*", log)
+
+
 def test_endless_loop_was_cut_by_the_cell_timeout(course):
     nb = nbformat.read(course["root"] / "autograded/endless_loop/attention/attention.ipynb", as_version=4)
     for grade_id in ("test_step4_softmax", "test_step6_head"):
@@ -186,7 +203,9 @@ def test_release_holds_no_solution_and_no_hidden_case(course):
         assert case.name not in text
         for seed in {json.dumps(s) for s in _seeds(case.calls)} - public_seeds:
             assert f"'seed': {seed}" not in text and f'"seed": {seed}' not in text, (case.name, seed)
-    assert "BEGIN HIDDEN TESTS" not in text and "_checks.run_hidden(" not in text
+    assert "BEGIN HIDDEN TESTS" not in text
+    for step in manifest.steps():  # the test cells as the instructor's: no block stripped, same checksum
+        assert cell(release, f"test_{step.module}").source == cell(course["source"], f"test_{step.module}").source
     hidden = json.loads((course["root"] / "hidden_tests/attention.json").read_text())
     for specs in hidden["steps"].values():
         for spec in specs:
@@ -225,6 +244,47 @@ def test_instructor_notebook_passes_every_test_in_a_kernel(course):
         out = "".join(o.get("text", "") for o in cell(nb, f"test_{step.module}").outputs)
         n_public, n_hidden = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
         assert f"{n_public} of {n_public} public checks passed, {n_hidden} of {n_hidden} hidden" in out
+
+
+def exits_the_process(code):
+    """Step 5 calling os._exit: the kernel dies under nbgrader (issue 10)."""
+    changed = code.replace(f"    {stubs.BEGIN}", f"    __import__('os')._exit(1)  # the learner's exit\n    {stubs.BEGIN}", 1)
+    assert changed != code
+    return changed
+
+
+@pytest.fixture(scope="module")
+def killed_kernel(course):
+    """A sixth student whose step 5 calls os._exit, autograded on its own after the others."""
+    root, student = course["root"], "exits"
+    nb = nbformat.reads(nbformat.writes(course["release"]), as_version=4)
+    for step in manifest.steps():
+        code = cell(course["source"], step.module).source
+        cell(nb, step.module).source = finished(exits_the_process(code) if step.module == "step5_values" else code)
+    path = root / "submitted" / student / "attention" / "attention.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    nbgrader_args = [sys.executable, "-m", "nbgrader"]
+    env = without_own_bin_on_path()
+    autograde = subprocess.run([*nbgrader_args, "autograde", "attention", "--student", student], cwd=root,
+                               capture_output=True, text=True, timeout=900, env=env)
+    subprocess.run([*nbgrader_args, "generate_feedback", "attention", "--student", student], cwd=root,
+                   capture_output=True, text=True, timeout=900, env=env)
+    return {"root": root, "student": student, "path": path, "autograde": autograde}
+
+
+def test_a_kernel_killed_by_os_exit_leaves_no_nbgrader_feedback(killed_kernel):
+    log = killed_kernel["autograde"].stdout + killed_kernel["autograde"].stderr
+    assert "ERROR" in log and "exits" in log, log[-3000:]
+    assert not (killed_kernel["root"] / "feedback" / "exits" / "attention" / "attention.html").exists()
+
+
+def test_attnkit_grade_recovers_the_student_nbgrader_could_not_grade(killed_kernel, tmp_path):
+    """docs/NBGRADER.md's recovery: grade the returned notebook with `attnkit grade`."""
+    (graded,) = _grade_json([killed_kernel["path"]], tmp_path)
+    lost = {t["step"] for t in graded["tests"] if t["status"] != "passed"}
+    assert lost == {"step5_values"} and graded["score"] == 100.0 - POINTS["step5_values"]
+    assert all("os._exit" in t["output"] for t in graded["tests"] if t["step"] == "step5_values")
 
 
 def _grade_json(paths, cwd):

@@ -222,6 +222,22 @@ def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, name
     assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
 
 
+def _failure_section(out, test_id):
+    """The failure text pytest printed for the test whose id ends with `[test_id]`."""
+    start = out.index(f"[{test_id}] _")
+    return out[start:out.index("\n____", start + 1) if "\n____" in out[start + 1:] else None]
+
+
+def test_a_constant_of_the_wrong_shape_fails_the_property_case(student_venv, tmp_path):
+    """Class 7 in the release: the stored result forms are checked before the property."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step6_head": ("    return O, P\n", "    return np.zeros((2, 2)), np.zeros((2, 2))\n")})
+    code, out = student_pytest(student_venv, folder)
+    assert code == 1, out
+    section = _failure_section(out, "attention_future_value_never_changes_past")
+    assert "O (call 1): expected shape (3, 4), got (2, 2)" in section, section
+
+
 def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_path):
     folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
                             {"step4_softmax": ("axis=-1", "axis=-2")})

@@ -39,7 +39,7 @@ def test_learner_output_is_shown_capped_and_never_parsed():
     graded.stdout = '{"score": 100.0}\n' + "x" * 10_000
     text = report_text.text(graded)
     assert '| {"score": 100.0}' in text and len(text) < 12_000 and f"{round(graded.score, 2):g} / 100" in text
-    assert '{"score": 100.0}' in report_gradescope.results(graded)["output"]
+    assert '{"score": 100.0}' in report_gradescope.results(graded, plan().case_named)["output"]
 
 
 def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
@@ -48,7 +48,8 @@ def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
     report_csv.write(path, graded, STEPS)
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
     assert [r["submission"] for r in rows] == ["with bias_missing", "with mask_inverted"]
-    assert list(rows[0]) == ["submission", *STEPS, "score", "max_score", "diagnoses"]
+    assert list(rows[0]) == ["student", "submission", *STEPS, "score", "max_score", "diagnoses", "isolation"]
+    assert rows[0]["isolation"] == "in-process (the kit's own code)"
     assert float(rows[0]["score"]) == graded[0].score and float(rows[0]["step4_softmax"]) == 20
     assert sum(float(rows[1][m]) for m in STEPS) == pytest.approx(float(rows[1]["score"]))
     assert "mask_inverted" in rows[1]["diagnoses"].split()
@@ -57,7 +58,7 @@ def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
 
 def test_gradescope_results_follow_the_schema():
     graded = mistaken("softmax_wrong_axis")
-    data = report_gradescope.results(graded)
+    data = report_gradescope.results(graded, plan().case_named)
     assert set(data) >= {"score", "tests", "stdout_visibility", "output"} and data["score"] == graded.score
     public = {p.case.name for p in plan().cases if p.case.public}
     for test in data["tests"]:

@@ -115,3 +115,49 @@ def test_mha_key_padding_mask_matches_attention(ref, qkv):
     np.testing.assert_allclose(got_O, O, rtol=1e-10, atol=1e-12)
     wrong_O, _ = mha(*qkv, key_padding_mask=t(attention_mask[None] == 1))  # read backwards (hf_padding_polarity)
     assert not np.allclose(wrong_O, mha(*qkv, key_padding_mask=t(m.to_torch_key_padding_mask(attention_mask)[None]))[0])
+
+
+# --- a query row with no visible key (lessons/*/ref_polarity.md#no-visible-key) --------------------
+
+def test_sdpa_gives_zeros_for_a_row_with_no_visible_key(ref, qkv):
+    visible = ref.step3_masks.causal_visible(T_Q, T_K)
+    visible[1] = False
+    O = sdpa(*qkv, attn_mask=t(visible))
+    assert np.all(O[1] == 0.0) and np.isfinite(O).all()
+    np.testing.assert_allclose(O, ref.step6_head.attention(*qkv, visible)[0], rtol=1e-10, atol=1e-12)
+
+
+def test_mha_gives_nan_for_a_row_with_no_visible_key(ref, qkv):
+    visible = ref.step3_masks.causal_visible(T_Q, T_K)
+    visible[1] = False
+    O, P = mha(*qkv, attn_mask=t(ref.step3_masks.to_torch_mha_mask(visible)))
+    assert np.isnan(O[1]).all() and np.isnan(P[1]).all()
+    assert np.isfinite(O[[0, 2]]).all()
+
+
+def test_gpt2_eager_attention_spreads_a_row_with_no_visible_key_over_every_key():
+    """Left padding [0, 1, 1] with causality: query 0 may read only key 0, which is padding. GPT-2's
+    eager attention (random weights, nothing downloaded) gives that row 1/3 on every key, future ones too."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=1, n_head=2, n_embd=8, vocab_size=10, n_positions=8,
+                                     bos_token_id=None, eos_token_id=None)
+    model = transformers.GPT2Model._from_config(config, attn_implementation="eager").eval()
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([[1, 2, 3]]), attention_mask=torch.tensor([[0, 1, 1]]),
+                    output_attentions=True)
+    P = out.attentions[0][0].numpy()  # [heads, T_q, T_k]
+    np.testing.assert_allclose(P[:, 0], np.full((2, 3), 1 / 3), rtol=1e-6)
+    assert np.all(P[:, 1:, 0] == 0) and np.all(P[:, 1, 2] == 0)  # rows with a visible key: masked keys get 0
+
+
+def test_filling_with_the_dtype_minimum_spreads_a_hidden_row_evenly(qkv):
+    """GPT-2's eager attention in transformers fills hidden scores with torch.finfo(dtype).min, not
+    -inf: a row with every key hidden then has equal scores, and softmax gives 1/T_k to every key."""
+    Q, K, _ = (t(x) for x in qkv)
+    scores = Q @ K.T / D_H ** 0.5
+    hidden = torch.zeros(T_Q, T_K, dtype=torch.bool)
+    hidden[1] = True
+    P = torch.softmax(scores.masked_fill(hidden, torch.finfo(scores.dtype).min), dim=-1).numpy()
+    np.testing.assert_allclose(P[1], np.full(T_K, 1 / T_K))
+    P_inf = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1).numpy()
+    assert np.isnan(P_inf[1]).all()  # -inf in a plain softmax instead: NaN (the kit's softmax gives zeros)

@@ -1,6 +1,8 @@
-"""The case catalogue: every test of the kit, public or hidden, as data (data/cases/*.yaml).
+"""The case catalogue: every test of the kit, public or hidden, as data.
 
-One file per step. A case names the function it calls, the arguments of one or more calls, and
+Two files per step: the public cases in the package (data/cases/<step>.yaml) and the hidden ones
+on the instructor's side (autograder/cases/<step>.yaml, absent from an installed kit: then only
+the public cases exist). A case names the function it calls, the arguments of one or more calls, and
 what the result must be. The public tests, the grader, the nbgrader builder and the reports all
 read cases through this module; see docs/CASES.md for the file format.
 """
@@ -10,8 +12,8 @@ from functools import lru_cache
 
 import yaml
 
-from . import judge, manifest
-from .paths import CASES_DIR
+from . import judge, lessons, manifest
+from .paths import CASES_DIR, HIDDEN_CASES_DIR
 from .reference import reference_function
 
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
@@ -26,7 +28,7 @@ class Case:
     function: str
     visibility: str  # "public" or "hidden"
     concept: str  # what it checks, in a learner's words (shown in the ladder and reports)
-    lesson: str  # where to read
+    lesson: str  # where to read: a lesson reference, e.g. "step4_softmax#stability" (attnkit.lessons)
     calls: tuple  # of dict: argument name -> spec
     expect: dict  # see docs/CASES.md
     tolerance: dict  # {"atol": …, "rtol": …}
@@ -35,8 +37,8 @@ class Case:
 
     @property
     def read(self):
-        """Where to read, as the messages show it."""
-        return f"lesson {self.lesson}"
+        """Where to read, as the learner opens it: "lessons/en/step4_softmax.md#stability"."""
+        return lessons.link(self.lesson)
 
     @property
     def public(self):
@@ -75,7 +77,7 @@ def _reference_call(target, args):
     return fn(*[build_arg(a) for a in args]) if isinstance(args, list) else fn(**{k: build_arg(v) for k, v in args.items()})
 
 
-def _parse_case(step, raw, defaults):
+def _parse_case(step, raw, defaults, side):
     known = {"name", "function", "visibility", "concept", "lesson", "args", "calls", "expect",
              "tolerance", "weight", "hint"}
     if set(raw) - known:
@@ -86,9 +88,14 @@ def _parse_case(step, raw, defaults):
     expect = raw["expect"]
     if sum(k in expect for k in ("value", "reference", "property")) != 1:
         raise ValueError(f"case {raw['name']!r}: expect needs exactly one of value / reference / property")
-    visibility = raw.get("visibility", defaults.get("visibility", "hidden"))
-    if visibility not in ("public", "hidden"):
-        raise ValueError(f"case {raw['name']!r}: visibility must be public or hidden")
+    visibility = raw.get("visibility", side)
+    if visibility != side:
+        raise ValueError(f"case {raw['name']!r}: visibility {visibility!r} in a file of {side} cases "
+                         "(public cases go in src/attnkit/data/cases/, hidden ones in autograder/cases/)")
+    try:
+        lessons.parse(raw.get("lesson", step.lesson))  # now, not when a failure message is written
+    except ValueError as err:
+        raise ValueError(f"case {raw['name']!r}: {err}") from None
     return Case(
         name=raw["name"],
         step=step,
@@ -104,19 +111,48 @@ def _parse_case(step, raw, defaults):
     )
 
 
+def hidden_cases_available():
+    """True when the hidden cases are on disk (a checkout, or ATTNKIT_ROOT holding autograder/)."""
+    return HIDDEN_CASES_DIR.is_dir()
+
+
+def public_only_notice():
+    """What a command that grades or builds tests says when the hidden cases are missing, else None."""
+    if hidden_cases_available():
+        return None
+    return (f"the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the PUBLIC cases "
+            "are used and each step's points are shared by them alone. Run from a checkout of the "
+            "kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
+
+
+def _case_files(step):
+    """(path, visibility) of the files holding a step's cases: public, then hidden when present."""
+    files = [(CASES_DIR / f"{step.module}.yaml", "public")]
+    if hidden_cases_available():
+        files.append((HIDDEN_CASES_DIR / f"{step.module}.yaml", "hidden"))
+    return files
+
+
 @lru_cache(maxsize=None)
 def all_cases():
-    """Every case, in manifest step order then file order."""
+    """Every case, in manifest step order, public before hidden, then file order."""
     cases, seen = [], set()
     for step in manifest.steps():
-        data = yaml.safe_load((CASES_DIR / f"{step.module}.yaml").read_text(encoding="utf-8"))
-        for raw in data["cases"]:
-            case = _parse_case(step, raw, data.get("defaults", {}))
-            if case.name in seen:
-                raise ValueError(f"case name {case.name!r} is used twice")
-            seen.add(case.name)
-            cases.append(case)
+        for path, side in _case_files(step):
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            cases += _parse_file(step, data, side, seen)
     return tuple(cases)
+
+
+def _parse_file(step, data, side, seen):
+    cases = []
+    for raw in data["cases"]:
+        case = _parse_case(step, raw, data.get("defaults", {}), side)
+        if case.name in seen:
+            raise ValueError(f"case name {case.name!r} is used twice")
+        seen.add(case.name)
+        cases.append(case)
+    return cases
 
 
 def cases_for(step_module=None, visibility=None, function=None):

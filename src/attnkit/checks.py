@@ -1,8 +1,11 @@
-"""What a case's calls must give, in the kit: its stored value, or the reference solution's result.
+"""What a case's calls must give, in the kit: its stored value, or the reference solution's result
+(for a property case, the shapes and dtypes of the reference's results).
 
 The judging itself (compare, evaluate, the teaching message) is the portable core, `attnkit.judge`;
 this is the one part of it that needs the reference, which neither the release nor the notebook holds.
 """
+import numpy as np
+
 from .judge import as_array, pick
 from .reference import reference_outputs
 
@@ -19,3 +22,12 @@ def expected_outputs(case, calls):
             return [{expect["pick"]: pick(out, expect["pick"])} for out in outputs]
         return outputs
     return None
+
+
+def expected_forms(case, calls):
+    """For a property case, what each call's results must look like: a list of {part: (shape, dtype)},
+    those of the reference's results on the same calls (their values are never compared); else None."""
+    if "property" not in case.expect:
+        return None
+    return [{part: (np.shape(value), np.asarray(value).dtype) for part, value in out.items()}
+            for out in reference_outputs(case, calls)]

@@ -12,6 +12,8 @@ COMMAND_MODULES = (
     "attnkit.cmd_bench",
     "attnkit.cmd_nbgrader",
     "attnkit.cmd_release",
+    "attnkit.cmd_gradescope_bundle",
+    "attnkit.cmd_report",
 )
 
 

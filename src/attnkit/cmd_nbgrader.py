@@ -18,6 +18,11 @@ def register(sub):
 
 
 def run(args):
+    from .cases import public_only_notice
+
+    notice = public_only_notice()
+    if notice:
+        print(f"attnkit nbgrader-course: {notice}", file=sys.stderr)
     try:
         written = build(args.directory, course_id=args.course_id, timeout=args.timeout, force=args.force)
     except FileExistsError as err:

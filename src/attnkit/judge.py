@@ -182,17 +182,34 @@ def describe_inputs(kwargs):
     return lines
 
 
-def compare(expected, got, tolerance, label):
-    """Compare one array with its expected value; return a Verdict naming the first problem."""
-    expected = np.asarray(expected)
+def check_form(shape, dtype, got, label):
+    """None when `got` is an array of this shape and a dtype a right answer could have, else the
+    Verdict naming the first difference (its type, then its shape, then its dtype)."""
     if not isinstance(got, (np.ndarray, np.generic, bool, int, float)):
         return Verdict(False, "result", f"{label}: expected a numpy array, got {type(got).__name__}")
     got = np.asarray(got)
-    if got.shape != expected.shape:
-        return Verdict(False, "shape", f"{label}: expected shape {expected.shape}, got {got.shape}")
-    if expected.dtype == bool:
+    if got.shape != tuple(shape):
+        return Verdict(False, "shape", f"{label}: expected shape {tuple(shape)}, got {got.shape}")
+    if dtype == bool:
         if got.dtype != bool:
             return Verdict(False, "dtype", f"{label}: expected a boolean table, got dtype {got.dtype}")
+        return None
+    if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
+        return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
+    if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
+        return Verdict(False, "dtype", f"{label}: expected dtype {dtype}, got {got.dtype} "
+                                       "(float32 in must give float32 out; a numpy float64 scalar promotes it)")
+    return None
+
+
+def compare(expected, got, tolerance, label):
+    """Compare one array with its expected value; return a Verdict naming the first problem."""
+    expected = np.asarray(expected)
+    wrong_form = check_form(expected.shape, expected.dtype, got, label)
+    if wrong_form:
+        return wrong_form
+    got = np.asarray(got)
+    if expected.dtype == bool:
         wrong = np.argwhere(got != expected)
         if len(wrong):
             cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:6])
@@ -200,11 +217,6 @@ def compare(expected, got, tolerance, label):
                            f"{label}: {len(wrong)} of {expected.size} cells differ (first at {cells})\n"
                            f"  expected {show(expected)}\n  got      {show(got)}")
         return PASSED
-    if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
-        return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
-    if np.issubdtype(expected.dtype, np.floating) and got.dtype != expected.dtype:
-        return Verdict(False, "dtype", f"{label}: expected dtype {expected.dtype}, got {got.dtype} "
-                                       "(float32 in must give float32 out; a numpy float64 scalar promotes it)")
     bad_nan = np.isnan(got) & ~np.isnan(expected)
     bad_inf = np.isinf(got) & ~(np.isinf(expected) & (np.sign(got) == np.sign(expected)))
     if bad_nan.any() or bad_inf.any():
@@ -238,7 +250,30 @@ def picked(result, text):
         return None, Verdict(False, "shape", f"{text}: cannot be taken from the result ({name} has shape {shape}: {err})")
 
 
-def check_property(case, results):
+def _label(part, k, calls):
+    return part if len(calls) == 1 else f"{part} (call {k + 1})"
+
+
+def check_property(case, results, forms):
+    """The Verdict of a property case on `results` (one {part: value} per call).
+
+    Each result must first have the form of the reference's (`forms`: one {part: (shape, dtype)}
+    per call, computed by the kit or stored), so a constant earns nothing; then hold no NaN or +inf;
+    then have the property.
+    """
+    if forms is None or len(forms) != len(results):
+        raise ValueError(f"case {case.name}: a property case is judged with its results' forms, one per call")
+    for k, (result, form) in enumerate(zip(results, forms)):
+        for part, (shape, dtype) in form.items():
+            got, bad = picked(result, part)
+            bad = bad or check_form(shape, dtype, got, _label(part, k, results))
+            if bad:
+                return bad
+        for part, got in result.items():
+            if np.asarray(got).dtype != bool:
+                finite = np.isfinite(np.asarray(got, dtype=np.float64)) | np.isneginf(np.asarray(got, dtype=np.float64))
+                if not finite.all():
+                    return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf: {show(got)}")
     prop = case.expect["property"]
     if prop == "same_across_calls":
         (first, bad1), (second, bad2) = (picked(res, p) for res, p in zip(results, case.expect["picks"]))
@@ -265,28 +300,22 @@ def check_property(case, results):
     raise ValueError(f"case {case.name}: unknown property {prop!r}")
 
 
-def evaluate(case, calls, results, expected):
+def evaluate(case, calls, results, expected, forms):
     """Return the Verdict for `results` (one {part name: value} dict per call) on `case`.
 
     `calls` are the arguments that were passed; `expected` what each call must give (one
-    {part: array} per call, the reference's or stored), or None for a property case.
+    {part: array} per call, the reference's or stored), or None for a property case, which is
+    judged by `check_property` with `forms` (None for the other cases).
     """
-    for k, (kwargs, result) in enumerate(zip(calls, results)):
-        reference = expected[k] if expected is not None else None
-        for part, value in (reference or result).items():
-            got, bad = picked(result, part) if reference is not None else (value, None)
-            if bad:
-                return bad
-            want = value if reference is not None else got
-            if reference is None and np.asarray(got).dtype != bool:
-                finite = np.isfinite(np.asarray(got, dtype=np.float64)) | np.isneginf(np.asarray(got, dtype=np.float64))
-                if not finite.all():
-                    return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf: {show(got)}")
-                continue
-            verdict = compare(want, got, case.tolerance, part if len(calls) == 1 else f"{part} (call {k + 1})")
+    if expected is None:
+        return check_property(case, results, forms)
+    for k, (result, reference) in enumerate(zip(results, expected)):
+        for part, want in reference.items():
+            got, bad = picked(result, part)
+            verdict = bad or compare(want, got, case.tolerance, _label(part, k, calls))
             if not verdict.passed:
                 return verdict
-    return check_property(case, results) if expected is None else PASSED
+    return PASSED
 
 
 def teaching_message(case, calls, verdict, diagnosis_text=""):
@@ -295,7 +324,7 @@ def teaching_message(case, calls, verdict, diagnosis_text=""):
     for k, kwargs in enumerate(calls):
         prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
-    lines += ["  " + line for line in verdict.message.splitlines()]
+    lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
     if diagnosis_text:
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:
@@ -315,7 +344,7 @@ def exception_note(case, calls, diagnosis_text=""):
     return "\n".join(lines)
 
 
-def run_case(fn, case, calls, expected):
+def run_case(fn, case, calls, expected, forms):
     """Call `fn` once per call (on copies of the arguments), name the parts, judge: (Verdict, results).
 
     `results` is one {part: value} per call, or None when the result could not be named (a wrong
@@ -330,21 +359,34 @@ def run_case(fn, case, calls, expected):
         results = [named_outputs(case.returns, value) for value in raw]
     except ValueError as err:
         return Verdict(False, "result", f"{case.step.module}.{case.function} — {err}"), None
-    return evaluate_safely(case, calls, results, expected), results
+    return evaluate_safely(case, calls, results, expected, forms), results
 
 
-def evaluate_safely(case, calls, results, expected):
+def evaluate_safely(case, calls, results, expected, forms):
     """evaluate(), with anything it cannot judge in a learner's result reported as a failure, not a crash."""
     try:
-        return evaluate(case, calls, results, expected)
+        return evaluate(case, calls, results, expected, forms)
     except (IndexError, TypeError, ValueError) as err:
         shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
         return Verdict(False, "shape", f"the result could not be compared ({type(err).__name__}: {err}); got {shapes}")
 
 
+def encode_forms(forms):
+    """Result forms (one {part: (shape, dtype)} per call) as plain data to store: [{part: [shape, dtype name]}]."""
+    return [{part: [list(shape), str(np.dtype(dtype))] for part, (shape, dtype) in call.items()} for call in forms]
+
+
+def decode_forms(data):
+    """The result forms of a property case stored by `encode_forms` (None for the other cases)."""
+    return None if data is None else [{part: (tuple(shape), np.dtype(dtype)) for part, (shape, dtype) in call.items()}
+                                      for call in data]
+
+
 def portable_case(module, spec):
     """A case from plain data (the release's test files, the notebook's cells): a namespace with
-    the attributes judging and the teaching messages read."""
+    the attributes judging and the teaching messages read, and `forms`, the stored result forms of a
+    property case (None for the others)."""
     return SimpleNamespace(step=SimpleNamespace(module=module), name=spec["name"], function=spec["function"],
                            concept=spec["concept"], read=spec["read"], hint=spec.get("hint", ""),
-                           returns=tuple(spec["returns"]), tolerance=spec["tolerance"], expect=spec.get("expect", {}))
+                           returns=tuple(spec["returns"]), tolerance=spec["tolerance"], expect=spec.get("expect", {}),
+                           forms=decode_forms(spec.get("forms")))

@@ -4,6 +4,7 @@ from functools import lru_cache
 
 import yaml
 
+from . import lessons
 from .paths import DATA_DIR
 
 
@@ -24,8 +25,8 @@ class Step:
 
     @property
     def read(self):
-        """Where to read, as the messages show it."""
-        return f"lesson {self.lesson}"
+        """Where to read, as the learner opens it: "lessons/en/step4_softmax.md"."""
+        return lessons.link(self.lesson)
 
     @property
     def filename(self):

@@ -54,7 +54,8 @@ def check_case(case, folder):
                     "of the stub", pytrace=False)
     calls = case.build_calls()
     try:
-        verdict, results = judge.run_case(fn, case, calls, checks.expected_outputs(case, calls))
+        verdict, results = judge.run_case(fn, case, calls, checks.expected_outputs(case, calls),
+                                          checks.expected_forms(case, calls))
     except NotImplementedError:
         raise
     except Exception as err:

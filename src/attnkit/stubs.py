@@ -7,7 +7,7 @@ docstrings, input checks, provided modules — is kept as it is.
 import re
 from pathlib import Path
 
-from . import manifest
+from . import lessons, manifest
 from .paths import EXERCISES_DIR, SOLUTIONS_DIR
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -17,7 +17,7 @@ _DEF = re.compile(r"^(\s*)def (\w+)\(")
 def not_written_message(step, function):
     """The text of the NotImplementedError a stub raises."""
     return (f"Step {step.number} ({step.module}.{function}) is not written yet: replace this raise "
-            f"with your code. Read lesson {step.lesson}.")
+            f"with your code. Read {lessons.link(step.lesson, 'en')}.")
 
 
 def rewrite_solution_blocks(source, filename, replace):

@@ -108,7 +108,8 @@ def passes_own_tests(step_module, folder):
         params = _import_tests(tests).CASES
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return all(run_case(getattr(module, p.values[0].function), *p.values)[0].passed for p in params)
+            return all(run_case(getattr(module, p.values[0].function), *p.values, p.values[0].forms)[0].passed
+                       for p in params)
     except Exception:  # noqa: BLE001 - whatever the learner's step raises, it does not pass
         return False
 
@@ -137,7 +138,7 @@ def diagnosis(case, calls, results):
             if "outputs" in entry:
                 outputs = [{part: stored(f"{case.name}/mistake/{j}/{k}/{part}") for part in parts}
                            for k, parts in enumerate(entry["outputs"])]
-                if evaluate_safely(case, calls, results, outputs).passed:
+                if evaluate_safely(case, calls, results, outputs, None).passed:
                     return _mistake_text(entry)
     return ""
 
@@ -163,7 +164,7 @@ def check(case, calls, expected, request):
         pytest.fail(f"{step.filename} has no function {case.function}(): keep the name and signature of the stub",
                     pytrace=False)
     try:
-        verdict, results = run_case(fn, case, calls, expected)
+        verdict, results = run_case(fn, case, calls, expected, case.forms)
     except NotImplementedError as err:
         blame = "" if f"({step.module}." in str(err) else failing_dependency(step, folder, str(err))
         if blame:

@@ -3,13 +3,16 @@
 Submissions run in parallel threads (each one's code runs in its own sandboxed child; the judging
 here is light). Each finished grade goes to the journal first, then to the callback that prints it
 and rewrites the report files, so a rerun finds it even if the grader is killed right after.
+Whatever goes wrong while reading or grading one submission becomes an error row for that submission
+alone; only a sandbox that cannot run at all stops the batch.
 """
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from . import submission as submissions
-from .grade import Graded, grade
+from .grade import Graded, grade, grade_submission
+from .sandbox_zygote import ZygoteError
 
 
 def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
@@ -18,14 +21,17 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
     `on_graded(graded, skipped)` is called once per submission, in the order they finish.
     """
     public = {p.case.name for p in plan.cases if p.case.public}
+    fingerprint = f"{plan.fingerprint}|{runner.settings}"  # other limits, other grades: regraded
     done, unreadable, todo = {}, {}, []
     for name in names:
         try:
             sub = submissions.read(name)
-        except (OSError, ValueError) as err:
+        except FileNotFoundError as err:  # not a submission at all: the instructor's mistake
             unreadable[name] = str(err)
             continue
-        key = journal.key(sub, plan.fingerprint) if journal else None
+        except Exception as err:  # noqa: BLE001 - whatever reading it raised is this submission's problem
+            sub = submissions.refused(name, f"{name} could not be read ({type(err).__name__}: {str(err)[:200]})")
+        key = journal.key(sub, fingerprint) if journal else None
         stored = journal.get(key) if journal and not force else None
         if stored is not None:
             done[name] = Graded.from_record(stored, public)
@@ -35,15 +41,22 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
             todo.append((sub, key))
 
     def one(sub):
-        return grade(plan, runner, sub.sources, sub.name, sub.problem)
+        """(Graded, whether to keep it in the journal): a grader failure is an error row, retried next run."""
+        try:
+            return grade_submission(plan, runner, sub), True
+        except ZygoteError:
+            raise  # the sandbox itself is gone: no later submission can be graded either
+        except Exception as err:  # noqa: BLE001 - one submission's failure must not stop the batch
+            why = f"the grader failed on this submission ({type(err).__name__}: {str(err)[:200]})"
+            return grade(plan, None, {}, sub.name, why), False
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(one, sub): (sub, key) for sub, key in todo}
         try:
             for future in as_completed(futures):
                 sub, key = futures[future]
-                graded = future.result()
-                if journal:
+                graded, keep = future.result()
+                if journal and keep:
                     journal.add(key, graded.as_record())
                 done[sub.name] = graded
                 if on_graded:

@@ -48,6 +48,7 @@ class Graded:
     stdout: str = ""
     stderr: str = ""
     seconds: dict = field(default_factory=dict)  # {"run": sandbox, "calls": learner's calls in it, "judge": here}
+    isolation: str = ""  # what isolated the learner's code ("" when none of it ran)
 
     @property
     def diagnoses(self):
@@ -60,30 +61,39 @@ class Graded:
     def as_record(self):
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
         return {**self.as_spec(), "steps": {m: list(v) for m, v in self.steps.items()},
-                "stdout": self.stdout, "stderr": self.stderr}
+                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation}
 
     @classmethod
     def from_record(cls, record, public_names):
         tests = [TestResult(**t, public=t["name"] in public_names) for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
-                   {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"])
+                   {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
+                   isolation=record.get("isolation", ""))
 
 
-def grade(plan, runner, sources, name, problem=""):
+def grade_submission(plan, runner, sub):
+    """Grade `sub`, a `submission.Submission` as read from disk."""
+    return grade(plan, runner, sub.sources, sub.name, sub.problem, sub.unreadable)
+
+
+def grade(plan, runner, sources, name, problem="", unreadable=None):
     """Grade the files `sources` ({filename: text}) as submission `name`.
 
     `problem`, when set, says why the submission could not be read; every test then fails with it.
+    `unreadable` ({filename: why}) names step files that were refused: their step's tests are errors.
     """
+    unreadable = unreadable or {}
     start = time.perf_counter()
     if problem:
-        results, stdout, stderr = {}, "", ""
+        results, stdout, stderr, isolation = {}, "", "", ""
     else:
         run = runner(sources, plan.jobs)
-        results, stdout, stderr = run.results, run.stdout, run.stderr
+        results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
-    tests = [_judge(plan, planned, results, problem, planned.case.step.module in missing) for planned in plan.cases]
+    tests = [_judge(plan, planned, results, problem or unreadable.get(planned.case.step.filename, ""),
+                    planned.case.step.module in missing) for planned in plan.cases]
     steps = {}
     for module in plan.steps:
         mine = [(t, p) for t, p in zip(tests, plan.cases) if t.step == module]
@@ -93,17 +103,17 @@ def grade(plan, runner, sources, name, problem=""):
         steps[module] = (float(worth) if passed == total else round(worth * passed / total, 6), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
-                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran})
+                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
 
 
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
-    failed = next((r for r in calls if r is None or r.status != "ok"), None) if not problem else None
-    if missing:  # SPEC: a missing file counts as not done
-        status, output, code = "failed", _not_written(case, f"{case.step.filename} is missing"), None
-    elif problem or failed is not None:
-        status, output, code = _not_run(planned, failed, problem)
+    failed = [r for r in calls if r is None or r.status != "ok"]
+    if missing and not problem:  # SPEC: a missing file counts as not done
+        return _result(planned, "failed", _not_written(case, f"{case.step.filename} is missing"), None)
+    if problem or failed:
+        status, output, code = _not_run(planned, None if problem else failed[0], problem)
     else:
         parts = [r.parts for r in calls]
         status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
@@ -113,7 +123,7 @@ def _judge(plan, planned, results, problem, missing):
 def _verdict(planned, parts):
     """(status, output, diagnosis) of results that came back."""
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = judge.evaluate(planned.case, planned.calls, parts, planned.expected)
+        verdict = judge.evaluate(planned.case, planned.calls, parts, planned.expected, planned.forms)
     if verdict.passed:
         return "passed", "", None
     with _DIAGNOSIS_LOCK:
@@ -133,17 +143,21 @@ def _not_run(planned, result, problem):
     case = planned.case
     where = f"{case.step.module}.{case.function} — {case.concept}"
     if problem:
-        return "error", f"{where}\n  the submission could not be read: {problem}", None
+        return "error", f"{where}\n  not graded: {problem}", None
     if result is None:
         return "error", f"{where}\n  the grader got no result for this call", None
     if result.status == "not_done":
         return "failed", _not_written(case, "replace the `raise NotImplementedError` with your code"), None
+    if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
+        return "error", f"{where}\n  {result.error}: make the calls that timed out finish first", None
     if result.status == "timeout":
         return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
                            f"inputs need?)\n  read: {case.read}", None)
     if result.status == "crashed":
         return ("error", f"{where}\n  the process running your code died before returning "
                          f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
+    if result.status == "budget":
+        return "timeout" if result.exc_type == "time" else "error", f"{where}\n  {result.error}", None
     if result.status == "load_error":
         return "error", f"{where}\n  your file could not be loaded: {result.error}", None
     with _DIAGNOSIS_LOCK:

@@ -6,15 +6,21 @@ import …` / `from stepN_… import …` lines (the notebook is one namespace).
 rebuilt by prepending `from shape_checks import *` and `from <dep> import *` for the steps it
 depends on, plus the notebook's other import statements. Without the metadata, the cells whose code
 defines the step's functions are used. IPython magics and shell lines are commented out. The
-notebook is read as JSON and its code only parsed here, never run.
+notebook is read as JSON and its code only parsed here, never run; both are learner input, so their
+size is capped before parsing and a nesting too deep to parse is a NotebookError or an unparsed cell,
+never a crash of the grader.
 """
 import ast
 import json
 import re
+from functools import cached_property
 
 from .. import manifest
 
 _KIT_MODULE = re.compile(r"^(shape_checks|step\d+_\w+)$")
+_TOP_LEVEL_DEF = re.compile(r"^def\s", re.M)  # cells without these are never parsed
+_TOP_LEVEL_IMPORT = re.compile(r"^(import|from)\s", re.M)
+MAX_CODE_CHARS = 1_000_000  # all code cells together (a whole solution is ~20 kB): parsing costs ~2 s per MB
 
 
 class NotebookError(ValueError):
@@ -24,21 +30,26 @@ class NotebookError(ValueError):
 def step_sources(text):
     """{"stepN_x.py": module source} for each step the notebook has code for."""
     try:
-        cells = json.loads(text)["cells"]
-    except (ValueError, KeyError, TypeError) as err:
-        raise NotebookError(f"not a readable .ipynb notebook ({type(err).__name__}: {err})") from None
-    code = [(_grade_id(cell), _python(cell)) for cell in cells
+        cells = json.loads(text)["cells"]  # the C decoder stops a deep nesting with RecursionError
+        if not isinstance(cells, list):
+            raise TypeError("'cells' is not a list")
+    except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as err:
+        raise NotebookError(f"not a readable .ipynb notebook ({type(err).__name__}: {str(err)[:200]})") from None
+    code = [_Cell(_grade_id(cell), _python(cell)) for cell in cells
             if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    size = sum(len(cell.src) for cell in code)
+    if size > MAX_CODE_CHARS:
+        raise NotebookError(f"its code cells hold {size} characters (at most {MAX_CODE_CHARS})")
     cells_of = {}  # step module -> indices of its code cells (a cell may serve several steps)
     for step in manifest.steps():
-        tagged = [k for k, (grade_id, _) in enumerate(code) if grade_id == step.module]
-        cells_of[step.module] = tagged or [k for k, (_, src) in enumerate(code)
-                                           if _defines(src) & {f.name for f in step.functions}]
+        tagged = [k for k, cell in enumerate(code) if cell.grade_id == step.module]
+        cells_of[step.module] = tagged or [k for k, cell in enumerate(code)
+                                           if _defines(cell) & {f.name for f in step.functions}]
     used = {k for cells in cells_of.values() for k in cells}
-    shared_imports = [line for k, (_, src) in enumerate(code) if k not in used for line in _imports(src)]
+    shared_imports = [line for k, cell in enumerate(code) if k not in used for line in _imports(cell)]
     sources = {}
     for step in manifest.steps():
-        body = [_without_kit_imports(code[k][1]) for k in cells_of[step.module]]
+        body = [_without_kit_imports(code[k]) for k in cells_of[step.module]]
         if body:
             header = ["from shape_checks import *", *(f"from {dep} import *" for dep in step.depends_on),
                       *shared_imports]
@@ -55,23 +66,36 @@ def _grade_id(cell):
 def _python(cell):
     """The cell's source with magics (%, %%, !) commented out; a %% cell magic comments the whole cell."""
     source = cell.get("source", "")
-    text = "".join(source) if isinstance(source, list) else str(source)
+    if isinstance(source, list):
+        text = "".join(part for part in source if isinstance(part, str))
+    else:
+        text = source if isinstance(source, str) else ""
     lines = text.splitlines()
     if lines and lines[0].lstrip().startswith("%%"):
         return "\n".join("# " + line for line in lines)
     return "\n".join("# " + line if line.lstrip().startswith(("%", "!")) else line for line in lines)
 
 
-def _tree(src):
-    try:
-        return ast.parse(src)
-    except (SyntaxError, ValueError):
-        return None
+class _Cell:
+    """A code cell: its grade_id, its source, and its syntax tree (parsed once, only when needed)."""
+
+    def __init__(self, grade_id, src):
+        self.grade_id, self.src = grade_id, src
+
+    @cached_property
+    def tree(self):
+        """The cell's syntax tree, or None when it cannot be parsed (loading it in the sandbox says why)."""
+        try:
+            return ast.parse(self.src)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # code nested too deep: RecursionError
+            return None
 
 
-def _defines(src):
-    tree = _tree(src)
-    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)} if tree else set()
+def _defines(cell):
+    """Names of the functions the cell defines at top level."""
+    if not _TOP_LEVEL_DEF.search(cell.src) or cell.tree is None:
+        return set()
+    return {node.name for node in cell.tree.body if isinstance(node, ast.FunctionDef)}
 
 
 def _is_kit_import(node):
@@ -80,22 +104,20 @@ def _is_kit_import(node):
     return isinstance(node, ast.Import) and any(_KIT_MODULE.match(alias.name) for alias in node.names)
 
 
-def _imports(src):
+def _imports(cell):
     """The top-level import statements of a cell that are not the kit's own modules."""
-    tree = _tree(src)
-    if tree is None:
+    if not _TOP_LEVEL_IMPORT.search(cell.src) or cell.tree is None:
         return []
-    return [ast.get_source_segment(src, node) for node in tree.body
+    return [ast.get_source_segment(cell.src, node) for node in cell.tree.body
             if isinstance(node, (ast.Import, ast.ImportFrom)) and not _is_kit_import(node)]
 
 
-def _without_kit_imports(src):
+def _without_kit_imports(cell):
     """The cell with its imports of shape_checks / stepN_… blanked (the header provides them)."""
-    tree = _tree(src)
-    if tree is None:
-        return src  # a syntax error: keep it as it is, loading the module reports it
-    lines = src.splitlines()
-    for node in tree.body:
+    if cell.tree is None:
+        return cell.src  # a syntax error: keep it as it is, loading the module reports it
+    lines = cell.src.splitlines()
+    for node in cell.tree.body:
         if _is_kit_import(node):
             for n in range(node.lineno - 1, node.end_lineno):
                 lines[n] = ""

@@ -1,7 +1,7 @@
 """What one grading run checks, built once and shared by every submission of the run.
 
 For each case of the catalogue (public and hidden): the arguments of its calls, the outputs they
-must give (the reference runs here, once), its points and the runner jobs that make its calls.
+must give or, for a property case, their shapes and dtypes (the reference runs here, once), its points and the runner jobs that make its calls.
 Judging reuses all of it, and remembers verdicts by the bytes of the learner's results, so a
 result already seen (the reference's own, or a common mistake's) is judged once per run.
 """
@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import cases as catalogue
 from .. import checks, manifest, reference, rubric
-from ..paths import CASES_DIR, DATA_DIR, SOLUTIONS_DIR
+from ..paths import CASES_DIR, DATA_DIR, HIDDEN_CASES_DIR, SOLUTIONS_DIR
 from .sandbox import Job
 
 _MEMO_LIMIT = 10_000  # results remembered per run (a few kB each); past that the memo starts again
@@ -24,6 +24,7 @@ class PlannedCase:
     case: catalogue.Case
     calls: list  # keyword arguments of each call, built once (never handed to learner code itself)
     expected: object  # checks.expected_outputs(case, calls), computed once
+    forms: object  # checks.expected_forms(case, calls), computed once
     keys: tuple  # the job key of each call
     points: float
 
@@ -43,9 +44,10 @@ class Plan:
             keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
             jobs += [Job(key, case.step.module, case.function, case.returns, kwargs)
                      for key, kwargs in zip(keys, calls)]
-            self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls), keys,
-                                          points[case.name]))
+            self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls),
+                                          checks.expected_forms(case, calls), keys, points[case.name]))
         self.jobs = tuple(jobs)
+        self.case_named = {p.case.name: p.case for p in self.cases}
         self.steps = [s.module for s in manifest.steps()]
         self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}
         self.fingerprint = _fingerprint()
@@ -83,8 +85,8 @@ def _results_key(name, results):
 def _fingerprint():
     """A hash of everything a grade depends on besides the submission: cases, rubric, manifest, solutions."""
     digest = hashlib.sha256()
-    files = [*sorted(CASES_DIR.glob("*.yaml")), DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml",
-             *sorted(SOLUTIONS_DIR.glob("*.py"))]
+    files = [*sorted(CASES_DIR.glob("*.yaml")), *sorted(HIDDEN_CASES_DIR.glob("*.yaml")),
+             DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py"))]
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

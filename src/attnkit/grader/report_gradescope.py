@@ -1,19 +1,29 @@
-"""Gradescope's autograder results.json: public tests visible, hidden ones after grades are published."""
+"""Gradescope's autograder results.json: public tests visible, hidden ones after grades are published.
+
+A hidden test's output, even once published, is its concept and likely mistake only (feedback.py's
+rule), unless the instructor asks for `reveal_hidden`.
+"""
 import json
+import os
+import re
+from pathlib import Path
 
 from .atomic import write_text
+from .feedback import shown_output
 from .grade import POINTS_SPLIT
 
 _CAP = 8000  # characters of learner output shown
 
 
-def results(graded):
+def results(graded, cases, reveal_hidden=False):
+    """The results.json object; `cases` maps test names to catalogue cases."""
     tests = [{"name": t.name, "score": t.score, "max_score": t.max_score,
-              "status": "passed" if t.status == "passed" else "failed", "output": t.output,
+              "status": "passed" if t.status == "passed" else "failed",
+              "output": shown_output(t, cases[t.name], reveal_hidden),
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
               "visibility": "visible" if t.public else "after_published"}
              for t in graded.tests]
-    lines = [f"Score {graded.score:g} / {graded.max_score:g}. {POINTS_SPLIT}"]
+    lines = [f"Score {graded.score:g} / {graded.max_score:g}. {POINTS_SPLIT}", f"Isolation: {graded.isolation}"]
     lines += [f"  {m}: {s:g} / {w:g}" for m, (s, w) in graded.steps.items()]
     if graded.diagnoses:
         lines.append("Likely mistakes: " + ", ".join(graded.diagnoses))
@@ -21,8 +31,35 @@ def results(graded):
         if text:
             lines += [f"{label}:", text[:_CAP]]
     return {"score": graded.score, "output": "\n".join(lines), "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests}
+            "stdout_visibility": "hidden", "tests": tests, "extra_data": {"isolation": graded.isolation}}
 
 
-def write(path, graded):
-    write_text(path, json.dumps(results(graded), indent=1) + "\n")
+def failed(output):
+    """A results.json for a submission that could not be graded: score 0, no tests, `output` says why."""
+    return {"score": 0.0, "output": output, "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
+
+
+def write(path, graded, cases, reveal_hidden=False):
+    write_text(path, json.dumps(results(graded, cases, reveal_hidden), indent=1) + "\n")
+
+
+def files_for(names, target):
+    """{submission path: the results.json it writes} for the submissions `names` and --gradescope `target`.
+
+    One submission: `target` itself, or `target`/results.json when it ends with a slash or is an
+    existing folder. Several: `target` is a folder of `<path as a file name>.json`, one each; two
+    submissions that would write the same file raise ValueError (never one overwriting the other).
+    """
+    distinct = list(dict.fromkeys(names))
+    if len(distinct) == 1:
+        folder = str(target).endswith(("/", os.sep)) or Path(target).is_dir()
+        return {distinct[0]: Path(target) / "results.json" if folder else Path(target)}
+    files, owner = {}, {}
+    for name in distinct:
+        stem = re.sub(r"[^\w.-]+", "_", name.strip("/\\")).strip("._") or "submission"
+        files[name] = Path(target) / f"{stem}.json"
+        other = owner.setdefault(stem.casefold(), name)
+        if other != name:
+            raise ValueError(f"{other!r} and {name!r} would both write {files[name]}: rename one of them "
+                             "or grade them in separate runs")
+    return files

@@ -2,6 +2,7 @@
 import textwrap
 
 from .grade import NOT_WRITTEN
+from .terminal import printable
 
 _CAP = 2000  # characters of learner output shown
 
@@ -12,7 +13,8 @@ def _points(x):
 
 
 def text(graded):
-    lines = [f"{graded.submission}: {_points(graded.score)} / {_points(graded.max_score)}"]
+    """The report, safe to print: learner-controlled text cannot move the cursor or forge a line."""
+    lines = [f"{printable(graded.submission, keep='')}: {_points(graded.score)} / {_points(graded.max_score)}"]
     for module, (score, worth) in graded.steps.items():
         mine = [t for t in graded.tests if t.step == module]
         bad = [t for t in mine if t.status != "passed"]
@@ -31,9 +33,9 @@ def text(graded):
             code = f" — {t.diagnosis}" if t.diagnosis else ""
             lines.append(f"    {t.status:<7} {t.name}{tag}{code}")
             if k == 0:  # the first failure of a step in full; the rest are usually the same story
-                lines.append(textwrap.indent(t.output, "      "))
+                lines.append(textwrap.indent(printable(t.output), "      "))
     for label, out in (("printed", graded.stdout), ("wrote to stderr", graded.stderr)):
         if out:
             lines.append(f"  the submission {label}:")
-            lines.append(textwrap.indent(out[:_CAP] + ("\n…" if len(out) > _CAP else ""), "    | "))
+            lines.append(textwrap.indent(printable(out[:_CAP]) + ("\n…" if len(out) > _CAP else ""), "    | "))
     return "\n".join(lines)

@@ -2,12 +2,12 @@
 
 A message is a 4-byte big-endian header length, the header (UTF-8 JSON object), then the raw bytes
 of the arrays that header["arrays"] lists ([{"name", "dtype", "shape", "scalar"}], C order, back to
-back). Nothing is ever pickled. `read_message` validates everything it is given (size caps, dtype
-allowlist, shapes), so garbage from the child becomes a WireError, never a crash or a huge
+back). Nothing is ever pickled. `read_message` validates everything it is given (size caps, nesting
+depth, types of the array entries, dtype allowlist, shapes), so garbage from the child becomes a WireError, never a crash or a huge
 allocation.
 
-This file is also run as source text inside the child, before sandbox_child.py: it may import only
-the standard library and numpy.
+This module also runs inside the sandbox (as `sandbox.sandbox_wire`, see sandbox_zygote): it may
+import only the standard library and numpy.
 """
 import json
 import math
@@ -21,6 +21,7 @@ _DTYPES = {text: np.dtype(text) for text in ("|b1", "|i1", "<i2", "<i4", "<i8", 
                                               "<f2", "<f4", "<f8", "<c8", "<c16")}
 ALLOWED_DTYPES = frozenset(_DTYPES)
 MAX_NDIM = 32
+MAX_DEPTH = 16  # lists and objects in a header (a request's arguments nest 4 deep)
 _LENGTH = struct.Struct(">I")
 
 
@@ -32,16 +33,25 @@ def plain_array(value):
     """`value` (ndarray or subclass, numpy scalar, Python number) as a base ndarray, same shape
     (0-d stays 0-d; `tobytes()` gives C order whatever the layout).
 
-    Raises WireError when its dtype is not numeric or bool (object, str, datetime, structured …).
+    Raises WireError when its dtype is not one of ALLOWED_DTYPES (object, str, datetime, structured,
+    longdouble …), saying which are.
     """
     arr = np.asarray(value)  # drops any ndarray subclass
     if arr.dtype.str not in ALLOWED_DTYPES and arr.dtype.kind in "biufc" and arr.dtype.fields is None:
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     if arr.dtype.str not in ALLOWED_DTYPES:
-        raise WireError(f"dtype {arr.dtype} is not a numeric or boolean array dtype")
+        raise WireError(_refused_dtype(arr.dtype))
     if arr.ndim > MAX_NDIM:
         raise WireError(f"{arr.ndim} axes is more than {MAX_NDIM}")
     return arr
+
+
+def _refused_dtype(dtype):
+    if dtype.kind in "fc":  # numeric, but wider than any dtype a right answer has
+        return (f"dtype {dtype} (numpy.longdouble) is not accepted: return float64, float32 or float16 "
+                "(complex128 or complex64)")
+    return (f"dtype {dtype} is not accepted: return a numpy array of numbers (float64, float32, float16, "
+            "complex, int, uint) or of bool")
 
 
 def encode_arrays(arrays):
@@ -66,6 +76,17 @@ def encode(header, arrays=()):
     return frame(header, *encode_arrays(arrays))
 
 
+def _check_depth(header):
+    """WireError when `header` nests lists and objects deeper than MAX_DEPTH (walked without recursion)."""
+    pending = [(header, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise WireError(f"the header nests deeper than {MAX_DEPTH} levels")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
 def _array_specs(header, max_payload):
     specs = header.get("arrays", [])
     if not isinstance(specs, list):
@@ -74,7 +95,8 @@ def _array_specs(header, max_payload):
     for spec in specs:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or spec["name"] in seen:
             raise WireError("an array entry has no name, or a name used twice")
-        dtype, shape = _DTYPES.get(spec.get("dtype")), spec.get("shape")
+        dtype, shape = spec.get("dtype"), spec.get("shape")
+        dtype = _DTYPES.get(dtype) if isinstance(dtype, str) else None
         if dtype is None:
             raise WireError(f"array {spec['name']!r} has a forbidden dtype {str(spec.get('dtype'))[:40]!r}")
         if (not isinstance(shape, list) or len(shape) > MAX_NDIM
@@ -84,6 +106,8 @@ def _array_specs(header, max_payload):
         total += nbytes
         if total > max_payload:
             raise WireError(f"arrays of more than {max_payload} bytes")
+        if not isinstance(spec.get("scalar", False), bool):
+            raise WireError(f"array {spec['name']!r} has a malformed scalar flag")
         seen.add(spec["name"])
         checked.append((spec["name"], dtype, tuple(shape), nbytes, spec.get("scalar") is True))
     return checked
@@ -138,10 +162,11 @@ def read_message(recv_exact, max_header, max_payload):
         raise WireError(f"a header of {length} bytes (at most {max_header})")
     try:
         header = json.loads(bytes(recv_exact(length)).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
-        raise WireError(f"the header is not JSON: {err}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:  # the C decoder stops deep nesting
+        raise WireError(f"the header is not JSON: {str(err)[:200]}") from None
     if not isinstance(header, dict):
         raise WireError("the header is not a JSON object")
+    _check_depth(header)
     specs = _array_specs(header, max_payload)
     total = sum(s[3] for s in specs)
     payload = recv_exact(total) if total else bytearray()

@@ -73,15 +73,16 @@ def outcomes(case, calls):
             for code in catalogue() for function in variants(code, case.step.module, case.function)]
 
 
-def failing(case, calls, expected):
-    """[(code, Outcome)] of the mistakes that fail `case` on `calls`, in diagnosis order: the error a
-    mistake raises, or its outputs (only the parts the case checks, as its picks take them)."""
+def failing(case, calls, expected, forms):
+    """[(code, Outcome)] of the mistakes that fail `case` on `calls` (judged against `expected`, or
+    `forms` for a property case), in diagnosis order: the error a mistake raises, or its outputs
+    (only the parts the case checks, as its picks take them)."""
     found = []
     with np.errstate(all="ignore"):
         for code, outcome in outcomes(case, calls):
             if outcome.error:
                 found.append((code, outcome))
-            elif not evaluate(case, calls, list(outcome.outputs), expected).passed:
+            elif not evaluate(case, calls, list(outcome.outputs), expected, forms).passed:
                 outputs = outcome.outputs if expected is None else tuple(
                     {p: pick(r, p) for p in want} for r, want in zip(outcome.outputs, expected))
                 found.append((code, Outcome(outputs, ())))

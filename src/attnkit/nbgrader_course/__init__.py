@@ -2,7 +2,7 @@
 
     DIR/nbgrader_config.py                 per-cell timeout, deleted test cells put back, course id
     DIR/source/attention/attention.ipynb   the instructor's notebook (notebook.py)
-    DIR/hidden_tests/attention.json        the hidden cases, read only by the hidden-tests blocks
+    DIR/hidden_tests/attention.json        the hidden cases, read only by the test cells at grading
 
 The hidden cases sit outside source/, so nbgrader copies them into no release, no autograded
 folder and no feedback; see docs/NBGRADER.md.
@@ -12,14 +12,21 @@ import json
 from pathlib import Path
 
 from .notebook import ASSIGNMENT, hidden_cases, source_notebook
-from .runtime import HIDDEN_DIR
+from .runtime import COURSE_CONFIG, HIDDEN_DIR
 
 DEFAULT_TIMEOUT = 30
 
 
 def config_text(course_id, timeout):
     return f'''"""nbgrader configuration of the attnkit course (written by `attnkit nbgrader-course`)."""
+import os
+import sys
+
 c = get_config()  # noqa: F821  (nbgrader provides get_config)
+
+# nbgrader starts `alembic` by name: find the one installed beside this Python, so that
+# `.venv/bin/nbgrader …` works without activating the virtualenv.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 c.CourseDirectory.course_id = {course_id!r}
 
@@ -43,7 +50,7 @@ def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
     hidden = json.dumps(hidden_cases(), separators=(",", ":")) + "\n"
     digest = hashlib.sha256(hidden.encode("utf-8")).hexdigest()
     return {
-        Path("nbgrader_config.py"): config_text(course_id, timeout),
+        Path(COURSE_CONFIG): config_text(course_id, timeout),
         Path("source", ASSIGNMENT, f"{ASSIGNMENT}.ipynb"): json.dumps(source_notebook(digest), indent=1, ensure_ascii=False) + "\n",
         Path(HIDDEN_DIR, f"{ASSIGNMENT}.json"): hidden,
     }

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from .. import checks, mistakes
+from .. import checks, lessons, mistakes
 from ..cases import build_arg
-from ..judge import DTYPES
+from ..judge import DTYPES, encode_forms
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
@@ -34,16 +34,16 @@ def _encode_arg(name, spec):
     return spec
 
 
-def known_mistakes(case, calls, expected):
+def known_mistakes(case, calls, expected, forms):
     """The catalogued mistakes that fail `case`, in diagnosis order, with what each one returns or raises.
 
     The notebook names the first one whose results the learner's match (`runtime.StepChecks`), as
     `attnkit.mistakes.diagnose` does for the public tests and the grader.
     """
-    return [{"code": code, "text": mistakes.describe(code), "error": list(outcome.error)} if outcome.error
-            else {"code": code, "text": mistakes.describe(code),
+    return [{"code": code, "text": mistakes.describe(code, "en"), "error": list(outcome.error)} if outcome.error
+            else {"code": code, "text": mistakes.describe(code, "en"),
                   "outputs": [{p: encode_array(v) for p, v in r.items()} for r in outcome.outputs]}
-            for code, outcome in mistakes.failing(case, calls, expected)]
+            for code, outcome in mistakes.failing(case, calls, expected, forms)]
 
 
 def encode_case(case, small=False):
@@ -54,11 +54,12 @@ def encode_case(case, small=False):
     """
     calls = case.build_calls()
     expected = checks.expected_outputs(case, calls)
+    forms = checks.expected_forms(case, calls)
     spec = {
         "name": case.name,
         "function": case.function,
         "concept": case.concept,
-        "read": case.read,
+        "read": lessons.link(case.lesson, "en"),
         "returns": list(case.returns),
         "tolerance": case.tolerance,
         "calls": [{arg: _encode_arg(arg, s) for arg, s in call.items()} for call in case.calls],
@@ -68,7 +69,8 @@ def encode_case(case, small=False):
         spec["hint"] = case.hint
     if case.kind == "property":
         spec["expect"] = case.expect
-    found = known_mistakes(case, calls, expected)
+        spec["forms"] = encode_forms(forms)
+    found = known_mistakes(case, calls, expected, forms)
     spec["mistakes"] = [m for m in found if not small or "b64" not in repr(m)]
     return spec
 

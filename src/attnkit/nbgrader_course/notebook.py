@@ -4,8 +4,10 @@ Cell conventions (`attnkit grade` reads submitted notebooks by them): a locked c
 shape_checks.py (grade_id "shape_checks"); a locked cell with the checking code; then per step a
 Markdown explanation, a solution cell (grade_id = the step module) holding the module's code
 without its imports of shape_checks / earlier steps, and a locked, autograded test cell (grade_id
-"test_<step module>", the rubric's points) with the public checks and, between nbgrader's hidden-tests
-markers, the call that runs the hidden ones.
+"test_<step module>", the rubric's points) with the public checks and the call that runs the hidden
+ones. That call is not in a hidden-tests block: the released test cell is the instructor's, so
+nbgrader finds its checksum unchanged at autograde (a stripped block changed it: six warnings per
+notebook); outside the course folder the call finds no hidden cases and runs none.
 
 Each solution block ends in a `return`, and the builder adds after its END marker the line the stub
 of exercises/ has there, `raise NotImplementedError(<step and function>)`: dead code in this notebook,
@@ -56,13 +58,13 @@ def test_source(step, points, digest):
         *(encode.case_call(encode.encode_case(c, small=True)) for c in public),
     ]
     if hidden:
-        lines += ["### BEGIN HIDDEN TESTS", f"_checks.run_hidden({ASSIGNMENT!r}, {digest!r})", "### END HIDDEN TESTS"]
+        lines.append(f"_checks.run_hidden({ASSIGNMENT!r}, {digest!r})")
     lines.append("_checks.finish()")
     return "\n".join(lines)
 
 
 def hidden_cases():
-    """{"steps": {step module: [encoded hidden case, …]}}: the file the hidden-tests block reads."""
+    """{"steps": {step module: [encoded hidden case, …]}}: the file the test cells read at grading."""
     return {"steps": {s.module: [encode.encode_case(c) for c in cases_for(s.module, "hidden")]
                       for s in manifest.steps()}}
 

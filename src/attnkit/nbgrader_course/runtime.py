@@ -6,8 +6,10 @@ messages are the kit's. The package import below is the line that copy leaves ou
 it keeps this module importable, so the kit's tests can run it directly.
 
 A test cell makes one `StepChecks`, runs the step's public cases with `run`, the hidden ones with
-`run_hidden` (inside nbgrader's hidden-tests block, so that call is not in the released notebook)
-and ends with `finish`, which raises when anything failed: nbgrader then gives the cell 0 points.
+`run_hidden` and ends with `finish`, which raises when anything failed: nbgrader then gives the
+cell 0 points. The `run_hidden` line is the same in the released notebook (no hidden-tests block
+for nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded): outside the
+course folder it finds no hidden cases and runs none.
 """
 import base64
 import hashlib
@@ -19,6 +21,8 @@ import numpy as np
 from ..judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
+COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
+_COURSE_MARKS = (COURSE_CONFIG, "gradebook.db", HIDDEN_DIR)  # any of them above: a course folder
 
 
 def decode(spec):
@@ -44,14 +48,20 @@ def find_hidden(assignment, digest, start=None):
 
     nbgrader runs the notebook in its own folder (source/…, autograded/<student>/…), below the course
     root. A file whose SHA-256 is not `digest` (a copy a submission brought along) is passed over.
+    None when no ancestor is a course folder (one holding a _COURSE_MARKS name): a student's own copy.
+    FileNotFoundError in a course folder without the file, so grading never skips them silently.
     """
     here = Path(start or Path.cwd()).resolve()
+    in_course = False
     for folder in (here, *here.parents):
         path = folder / HIDDEN_DIR / f"{assignment}.json"
         if path.is_file():
             data = path.read_bytes()
             if hashlib.sha256(data).hexdigest() == digest:
                 return json.loads(data)
+        in_course = in_course or any((folder / mark).exists() for mark in _COURSE_MARKS)
+    if not in_course:
+        return None
     raise FileNotFoundError(
         f"the hidden tests ({HIDDEN_DIR}/{assignment}.json with SHA-256 {digest[:12]}…) were not found "
         f"above {here}: run nbgrader in the course folder that `attnkit nbgrader-course` wrote, and "
@@ -91,7 +101,7 @@ class StepChecks:
             return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
                                              "first, and keep the function's name and signature"), ""
         try:
-            verdict, results = run_case(fn, case, calls, decode_outputs(spec["expected"]))
+            verdict, results = run_case(fn, case, calls, decode_outputs(spec["expected"]), case.forms)
         except NotImplementedError as err:
             if str(err) not in self.not_written:
                 self.not_written.append(str(err))
@@ -105,12 +115,13 @@ class StepChecks:
             return verdict, ""
         with np.errstate(all="ignore"):
             diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
-                              and evaluate_safely(case, calls, results, decode_outputs(m["outputs"])).passed), "")
+                              and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
         return verdict, diagnosis
 
     def run_hidden(self, assignment, digest):
-        """Run the step's hidden cases (the instructor's copy of the notebook only)."""
-        for spec in find_hidden(assignment, digest)["steps"][self.module]:
+        """Run the step's hidden cases in the course folder (source/, autograded/); elsewhere none."""
+        hidden = find_hidden(assignment, digest)
+        for spec in hidden["steps"][self.module] if hidden else ():
             self.run(spec, "hidden")
 
     def finish(self):

@@ -1,8 +1,10 @@
 """The prose of the notebook: the opening cell and one short explanation per step (Markdown)."""
+from .. import lessons
 
-LESSONS = ("Lesson 000 is *从零学大模型：Self-Attention —— 单头注意力* (one GPT-2 Small head, with the "
-           "llama.cpp numbers of Block 0 / Head 0); lesson 002 is *注意力机制，逐步算清* (hand-worked "
-           "examples and masks).")
+LESSONS = ("The lessons are in the kit's `lessons/` folder, in English (`lessons/en/`) and Chinese "
+           "(`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "
+           "KV-cache offsets, the fully masked row and GPT-2's Block 0 / Head 0 in llama.cpp. "
+           "Each step below names its lesson; `lessons/README.md` is the index.")
 
 INTRO = f"""# Single-head causal self-attention, in numpy
 
@@ -63,4 +65,4 @@ llama.cpp's names (`kq`, `kq_soft_max`, `kqv`).""",
 
 def step_markdown(step, points):
     return (f"## Step {step.number}: {step.title}\n\n{STEPS[step.module]}\n\n"
-            f"Read: lesson {step.lesson}. The test cell below is worth **{points:g} points** (all or nothing).")
+            f"Read: {lessons.link(step.lesson, 'en')}. The test cell below is worth **{points:g} points** (all or nothing).")

@@ -8,10 +8,11 @@ import math
 
 import numpy as np
 
-from .. import checks, manifest, mistakes
+from .. import checks, judge, lessons, manifest, mistakes
 from ..cases import hidden_concepts
 
 INLINE = 64  # arrays up to this many values are written into the test files; larger ones are stored
+LANGUAGE = "en"  # of the lesson links written into the release (lessons/zh/ has the same files and anchors)
 
 
 class Snapshot:
@@ -65,20 +66,21 @@ def _dict_text(items, indent):
 def public_case(case, snapshot):
     """(case fields, calls text, expected text, stored mistakes) of one public case."""
     calls = case.build_calls()
-    expected = checks.expected_outputs(case, calls)
+    expected, forms = checks.expected_outputs(case, calls), checks.expected_forms(case, calls)
     fields = {"name": case.name, "function": case.function, "returns": list(case.returns), "concept": case.concept,
-              "read": case.read, "tolerance": case.tolerance}
+              "read": lessons.link(case.lesson, LANGUAGE), "tolerance": case.tolerance}
     if case.hint:
         fields["hint"] = case.hint
-    if expected is None:  # a property: the rule is in `expect`
+    if expected is None:  # a property: the rule is in `expect`, the reference's result forms in `forms`
         fields["expect"] = case.expect
+        fields["forms"] = judge.encode_forms(forms)
     calls_text = _calls_text(case, calls, snapshot)
     expected_text = "None" if expected is None else "[" + ",\n         ".join(_dict_text(
         [(part, snapshot.literal(v, f"{case.name}/expected/{k}/{part}", 9 + len(part) + 4)) for part, v in out.items()], 9)
         for k, out in enumerate(expected)) + "]"
     stored_mistakes = []
-    for j, (code, outcome) in enumerate(mistakes.failing(case, calls, expected)):
-        entry = {"code": code, "text": mistakes.describe(code)}
+    for j, (code, outcome) in enumerate(mistakes.failing(case, calls, expected, forms)):
+        entry = {"code": code, "text": mistakes.describe(code, LANGUAGE)}
         if outcome.error:
             entry["error"] = list(outcome.error)
         else:
@@ -110,7 +112,7 @@ def course_data(mistakes_by_case):
     """course.json: the steps, the provided modules, what the hidden tests check, the known mistakes."""
     return {
         "provided": list(manifest.provided_modules()),
-        "steps": [{"number": s.number, "module": s.module, "title": s.title, "read": s.read,
+        "steps": [{"number": s.number, "module": s.module, "title": s.title, "read": lessons.link(s.lesson, LANGUAGE),
                    "depends_on": list(s.depends_on)} for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
         "mistakes": mistakes_by_case,

@@ -1,0 +1,79 @@
+"""Feedback a student may read: per step its points, each failure as much as the student may see.
+
+A public test's failure is shown in full (expected vs got, likely mistake, hint, lesson). A hidden
+test's is shown by its concept and likely mistake only: its inputs and expected values would let a
+submission look its answers up (the learner's code can print the inputs it is given). The
+instructor may show them in full with `reveal_hidden` (e.g. after the deadline). Gradescope's
+results.json follows the same rule (report_gradescope).
+"""
+import html
+import re
+
+from .. import mistakes
+from .grade import NOT_WRITTEN
+
+
+def shown_output(test, case, reveal_hidden):
+    """The text of a failed test that its student may read; `case` is the catalogue's case of `test`."""
+    if test.public or reveal_hidden or not test.output:
+        return test.output
+    lines = [f"{case.step.module}.{case.function} — {case.concept} (a hidden test: {test.status})"]
+    if NOT_WRITTEN in test.output:
+        lines.append(f"  step {case.step.number} is {NOT_WRITTEN}.")
+    if test.diagnosis:
+        lines.append(f"  likely mistake: {mistakes.describe(test.diagnosis)}")
+    return "\n".join(lines)
+
+
+def file_stem(student_id):
+    """A file name for a student id: letters, digits, '.', '_' and '-' kept, the rest '_'."""
+    return re.sub(r"[^\w.-]+", "_", student_id).strip("._") or "student"
+
+
+def _steps(graded, cases, reveal_hidden):
+    """[(step module, points, worth, [(test, text shown)])] for every step."""
+    out = []
+    for module, (score, worth) in graded.steps.items():
+        failed = [(t, shown_output(t, cases[t.name], reveal_hidden))
+                  for t in graded.tests if t.step == module and t.status != "passed"]
+        out.append((module, score, worth, failed))
+    return out
+
+
+def _title(graded, student):
+    who = f"{student.name} ({student.id})" if student.name else student.id
+    return f"Feedback for {who}: {graded.score:.4g} / {graded.max_score:g}"
+
+
+def markdown(graded, student, cases, reveal_hidden=False):
+    """The feedback as Markdown. `cases` maps test names to catalogue cases."""
+    lines = [f"# {_title(graded, student)}", "", "| step | points | tests not passed |", "|---|---|---|"]
+    steps = _steps(graded, cases, reveal_hidden)
+    lines += [f"| {m} | {s:.4g} / {w:g} | {len(failed)} |" for m, s, w, failed in steps]
+    for module, _, _, failed in steps:
+        if failed:
+            lines += ["", f"## {module}"]
+            for test, text in failed:
+                name = test.name if test.public or reveal_hidden else "hidden test"
+                lines += ["", f"**{name}**: {test.status}", "", "```", text, "```"]
+    return "\n".join(lines) + "\n"
+
+
+def html_page(graded, student, cases, reveal_hidden=False):
+    """The same feedback as one self-contained HTML page (no scripts, no outside files); all text escaped."""
+    e = html.escape
+    title = _title(graded, student)
+    steps = _steps(graded, cases, reveal_hidden)
+    rows = "".join(f"<tr><td>{e(m)}</td><td>{s:.4g} / {w:g}</td><td>{len(failed)}</td></tr>" for m, s, w, failed in steps)
+    body = [f"<h1>{e(title)}</h1>",
+            f"<table><tr><th>step</th><th>points</th><th>tests not passed</th></tr>{rows}</table>"]
+    for module, _, _, failed in steps:
+        if failed:
+            body.append(f"<h2>{e(module)}</h2>")
+            for test, text in failed:
+                name = test.name if test.public or reveal_hidden else "hidden test"
+                body.append(f"<h3>{e(name)}: {e(test.status)}</h3><pre>{e(text)}</pre>")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title><style>"
+            "body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"
+            "pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")

@@ -1,0 +1,61 @@
+"""The Gradescope autograder zip: `setup.sh` and `run_autograder` at its top, then what they need.
+
+    setup.sh, run_autograder          autograder/gradescope/ (Gradescope's entry points)
+    attnkit-<version>-py3-none-any.whl  the kit, built here from src/: setup.sh installs it, no download
+    autograder/cases/<step>.yaml      the hidden cases
+    solutions/<step>.py               the reference solutions
+
+Unzipped into /autograder/source this is an ATTNKIT_ROOT: run_autograder points the kit at it.
+"""
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from ..cases import hidden_cases_available
+from ..paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
+
+ENTRY_POINTS = ROOT / "autograder" / "gradescope"
+_KIT_FILES = ("pyproject.toml", "README.md", "src")
+
+
+def build(zip_path):
+    """Write the zip at `zip_path`; return the names it holds. ValueError when the kit has no hidden cases."""
+    if not hidden_cases_available() or not SOLUTIONS_DIR.is_dir():
+        raise ValueError(f"the bundle needs the hidden cases ({HIDDEN_CASES_DIR}) and the solutions "
+                         f"({SOLUTIONS_DIR}): run it from a checkout of the kit")
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = _build_wheel(Path(tmp))
+        entries = [("setup.sh", ENTRY_POINTS / "setup.sh", 0o755),
+                   ("run_autograder", ENTRY_POINTS / "run_autograder", 0o755),
+                   (wheel.name, wheel, 0o644)]
+        entries += [(f"autograder/cases/{p.name}", p, 0o644) for p in sorted(HIDDEN_CASES_DIR.glob("*.yaml"))]
+        entries += [(f"solutions/{p.name}", p, 0o644) for p in sorted(SOLUTIONS_DIR.glob("*.py"))]
+        Path(zip_path).parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, path, mode in entries:
+                info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+                info.external_attr = (0o100000 | mode) << 16  # a regular file with its mode, for unzip
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, path.read_bytes())
+    return [name for name, _, _ in entries]
+
+
+def _build_wheel(tmp):
+    """Build the kit's wheel from a clean copy of its sources (the checkout keeps no build/ litter)."""
+    kit = tmp / "kit"
+    for name in _KIT_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, kit / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            kit.mkdir(exist_ok=True)
+            shutil.copy2(source, kit / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "--disable-pip-version-check",
+                           "-w", str(tmp / "wheel"), str(kit)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"building the kit's wheel failed:\n{done.stdout}{done.stderr}")
+    (wheel,) = (tmp / "wheel").glob("attnkit-*.whl")
+    return wheel

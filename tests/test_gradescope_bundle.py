@@ -1,0 +1,228 @@
+"""The Gradescope bundle, run for real as Gradescope runs it.
+
+`attnkit gradescope-bundle` writes the zip; it is unzipped into ROOT/source of a temporary root laid
+out as Gradescope's /autograder; setup.sh installs the kit from the zip into ROOT/venv; then for each
+submission ROOT/submission is filled and run_autograder writes ROOT/results/results.json, checked
+against Gradescope's documented format (gradescope-autograders.readthedocs.io, "Autograder
+Specifications"). Needs root (Gradescope runs both scripts as root) and `unzip`.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from attnkit import cases, manifest
+from attnkit.grader import gradescope_run
+from attnkit.grader.bench import copy_solutions
+from attnkit.grader.gradescope_run import LayoutError, submission_path
+from attnkit.paths import SOLUTIONS_DIR
+from grading_support import case_points_of, notebook, run_cli
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs setup.sh and run_autograder as root"),
+    pytest.mark.skipif(shutil.which("unzip") is None, reason="needs unzip, as Gradescope unpacks the zip"),
+]
+
+# Gradescope's results.json, from its "Output format" section
+TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
+            "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
+TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
+             "tags", "visibility", "extra_data"}
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+HIDDEN = {c.name for c in cases.cases_for(visibility="hidden")}
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # as in Gradescope's image: no developer's tools first
+
+
+def assert_gradescope_schema(results):
+    assert isinstance(results, dict) and set(results) <= TOP_KEYS, set(results) - TOP_KEYS
+    assert isinstance(results["score"], (int, float))
+    for key in ("visibility", "stdout_visibility"):
+        assert results.get(key, "visible") in VISIBILITIES
+    assert isinstance(results.get("output", ""), str)
+    assert isinstance(results.get("tests", []), list)
+    for test in results.get("tests", []):
+        assert isinstance(test, dict) and set(test) <= TEST_KEYS, set(test) - TEST_KEYS
+        assert isinstance(test["name"], str) and isinstance(test["output"], str)
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+        assert 0 <= test["score"] <= test["max_score"] + 1e-9
+        assert test.get("status", "passed") in {"passed", "failed"}
+        assert test.get("visibility", "visible") in VISIBILITIES
+        assert all(isinstance(tag, str) for tag in test.get("tags", []))
+
+
+def assert_graded(results, score):
+    """A full grade: every case a test, hidden ones after publication, `score` in total."""
+    assert_gradescope_schema(results)
+    assert {t["name"] for t in results["tests"]} == {c.name for c in cases.all_cases()}
+    for test in results["tests"]:
+        assert test["visibility"] == ("after_published" if test["name"] in HIDDEN else "visible"), test["name"]
+    assert abs(results["score"] - score) < 1e-4
+    assert abs(sum(t["score"] for t in results["tests"]) - results["score"]) < 1e-4
+
+
+@pytest.fixture(scope="module")
+def autograder_root():
+    """A temporary /autograder: source/ = the zip's contents, venv/ made by setup.sh."""
+    root = Path(tempfile.mkdtemp(prefix="autograder-", dir="/tmp"))
+    root.chmod(0o755)  # as /autograder: learner code (nobody) may pass through, not into source/
+    try:
+        bundle = root.parent / f"{root.name}.zip"
+        done = run_cli("gradescope-bundle", str(bundle))
+        assert done.returncode == 0, done.stderr
+        subprocess.run(["unzip", "-q", str(bundle), "-d", str(root / "source")], check=True)
+        bundle.unlink()
+        env = {"PATH": SYSTEM_PATH, "HOME": "/root", "AUTOGRADER_ROOT": str(root)}
+        setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env,
+                               capture_output=True, text=True, timeout=900)
+        assert setup.returncode == 0, setup.stdout + setup.stderr
+        shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")  # as Gradescope's image build
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_autograder(root, files=None, notebook_from=None, prefix=(), links=None):
+    """Put a submission in root/submission, run run_autograder, return results.json as a dict."""
+    submission = root / "submission"
+    for folder in (submission, root / "results"):  # as in Gradescope's fresh container
+        shutil.rmtree(folder, ignore_errors=True)
+    submission.mkdir()
+    for name, text in (files or {}).items():
+        (submission / name).write_text(text, encoding="utf-8")
+    for name, target in (links or {}).items():
+        (submission / name).symlink_to(target)
+    if notebook_from:
+        notebook(notebook_from, submission / "attention.ipynb")
+    env = {"PATH": SYSTEM_PATH, "HOME": "/root", "AUTOGRADER_ROOT": str(root)}
+    done = subprocess.run([*prefix, str(root / "run_autograder")], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+
+
+def step_files(folder):
+    return {p.name: p.read_text(encoding="utf-8") for p in Path(folder).glob("step*.py")}
+
+
+def test_the_zip_has_the_entry_points_at_its_top_and_the_secrets_inside(autograder_root):
+    source = autograder_root / "source"
+    assert os.access(source / "setup.sh", os.X_OK) and os.access(source / "run_autograder", os.X_OK)
+    assert sorted(p.name for p in (source / "autograder" / "cases").iterdir()) == \
+        sorted(f"{s.module}.yaml" for s in manifest.steps())
+    assert (source / "solutions" / "step4_softmax.py").read_bytes() == (SOLUTIONS_DIR / "step4_softmax.py").read_bytes()
+    assert list(source.glob("attnkit-*.whl"))
+    assert (source.stat().st_mode & 0o077) == 0  # setup.sh left the secrets to root
+
+
+def test_a_correct_submission_gets_100(autograder_root):
+    results = run_autograder(autograder_root, step_files(SOLUTIONS_DIR))
+    assert_graded(results, 100.0)
+    assert all(t["status"] == "passed" for t in results["tests"])
+
+
+def test_a_known_mistake_loses_its_cases_and_is_named(autograder_root, tmp_path):
+    buggy = copy_solutions(tmp_path / "buggy", ("step2_scores.py", "kq / math.sqrt(d_h)", "kq / d_h"))
+    results = run_autograder(autograder_root, step_files(buggy))
+    assert_graded(results, 100.0 - case_points_of({("step2_scores", "scale_scores")}))
+    assert "scale_by_d" in results["output"]
+    assert any("scale_by_d" in t.get("tags", []) for t in results["tests"])
+
+
+def test_a_crashing_and_a_broken_file_cost_only_their_steps(autograder_root):
+    files = step_files(SOLUTIONS_DIR)
+    files["step4_softmax.py"] = "import os\n\ndef softmax(S):\n    os._exit(3)\n"
+    files["step5_values.py"] = "def weighted_sum(P, V)\n    return P @ V\n"
+    results = run_autograder(autograder_root, files)
+    lost = {("step4_softmax", "softmax"), ("step5_values", "weighted_sum")}
+    assert_graded(results, 100.0 - case_points_of(lost))
+
+
+def test_an_empty_submission_gets_0_with_every_test_listed(autograder_root):
+    results = run_autograder(autograder_root, {})
+    assert_graded(results, 0.0)
+    assert all(t["status"] == "failed" for t in results["tests"])
+
+
+def test_a_notebook_submission_is_graded(autograder_root):
+    results = run_autograder(autograder_root, notebook_from=SOLUTIONS_DIR)
+    assert_graded(results, 100.0)
+
+
+def test_a_step_file_linked_to_the_solution_is_not_read(autograder_root):
+    files = step_files(SOLUTIONS_DIR)
+    del files["step4_softmax.py"]
+    link = autograder_root / "source" / "solutions" / "step4_softmax.py"
+    results = run_autograder(autograder_root, files, links={"step4_softmax.py": link})
+    assert_graded(results, 100.0 - case_points_of({("step4_softmax", "softmax")}))
+
+
+def test_a_failing_grader_still_leaves_a_valid_results_json(autograder_root):
+    venv = autograder_root / "venv"
+    venv.rename(autograder_root / "venv.away")
+    try:
+        results = run_autograder(autograder_root, step_files(SOLUTIONS_DIR))
+    finally:
+        (autograder_root / "venv.away").rename(venv)
+    assert_gradescope_schema(results)
+    assert results["score"] == 0.0 and results["tests"] == []
+    assert "autograder itself failed" in results["output"]
+
+
+SPY = """
+import os
+_reference_softmax = softmax
+
+def softmax(S):
+    root = os.environ.get("AR", %(root)r)
+    for label, path, mode in (("solutions", root + "/source/solutions/step4_softmax.py", "r"),
+                              ("cases", root + "/source/autograder/cases/step4_softmax.yaml", "r"),
+                              ("kit", %(kit)r, "r"),
+                              ("results", root + "/results/results.json", "w")):
+        try:
+            with open(path, mode) as f:
+                f.write('{"score": 100.0}') if mode == "w" else f.read(1)
+            print("SPY", label, "OPENED")
+        except OSError as err:
+            print("SPY", label, "DENIED", type(err).__name__)
+    return _reference_softmax(S)
+"""
+
+
+@pytest.mark.parametrize("prefix", [(), ("setpriv", "--bounding-set", "-sys_admin", "--")],
+                         ids=["root", "root-without-CAP_SYS_ADMIN"])
+def test_learner_code_cannot_read_the_secrets_or_write_results(autograder_root, prefix):
+    if prefix and shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed: cannot drop CAP_SYS_ADMIN")
+    kit = next((autograder_root / "venv").glob("lib/python3*/site-packages/attnkit/mistakes/catalogue.py"))
+    files = step_files(SOLUTIONS_DIR)
+    files["step4_softmax.py"] += SPY % {"root": str(autograder_root), "kit": str(kit)}
+    results = run_autograder(autograder_root, files, prefix=prefix)
+    assert_graded(results, 100.0)
+    spied = [line for line in results["output"].splitlines() if line.startswith("SPY")]
+    assert spied and all("DENIED" in line for line in spied), spied
+
+
+def test_the_submission_is_found_loose_in_a_folder_or_as_one_notebook(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "step2_scores.py").write_text("")
+    assert submission_path(tmp_path) == tmp_path / "mine"  # the student zipped their folder
+    (tmp_path / "step1_projection.py").write_text("")
+    assert submission_path(tmp_path) == tmp_path
+    only_notebooks = tmp_path / "nb"
+    only_notebooks.mkdir()
+    (only_notebooks / "a.ipynb").write_text("{}")
+    assert submission_path(only_notebooks) == only_notebooks / "a.ipynb"
+    (only_notebooks / "b.ipynb").write_text("{}")
+    with pytest.raises(LayoutError, match="found 2 notebooks"):
+        submission_path(only_notebooks)
+
+
+def test_run_autograder_refuses_to_grade_unless_root(tmp_path, monkeypatch):
+    (tmp_path / "submission").mkdir()
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert gradescope_run.main(tmp_path) == 3
+    assert not (tmp_path / "results" / "results.json").exists()  # run_autograder's fallback writes it
