@@ -5,6 +5,7 @@ makes a virtualenv there with the system's python3 (no attnkit in it), installs 
 runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
 """
 import inspect
+import json
 import py_compile
 import re
 import shutil
@@ -15,9 +16,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from attnkit import checks, cli, manifest, stubs
+from attnkit import checks, cli, lessons, manifest, stubs
 from attnkit.cases import cases_for
-from attnkit.paths import SOLUTIONS_DIR
+from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
 from attnkit.release import leaks
 
 N_PUBLIC = len(cases_for(visibility="public"))
@@ -45,6 +46,46 @@ def test_release_holds_stubs_public_tests_runtime_and_no_solutions(release_dir):
     assert not [n for n in names if n.startswith(("solutions", "autograder")) or n.endswith(".yaml")]
     stub = (release_dir / "exercises/step4_softmax.py").read_text(encoding="utf-8")
     assert stub == stubs.generated_files()["step4_softmax.py"]
+
+
+READ_LINK = re.compile(r"lessons/(en|zh)/([a-z0-9_]+)\.md(?:#([a-z0-9-]+))?")
+ANCHOR = re.compile(r'<a id="([a-z0-9-]+)"></a>')
+
+
+def _read_texts(release_dir):
+    """Every "where to read" the release shows: each case's `read`, each step's, each known mistake's."""
+    course = json.loads((release_dir / "runtime/attnkit_runtime/data/course.json").read_text(encoding="utf-8"))
+    texts = [step["read"] for step in course["steps"]]
+    texts += [m["text"].rsplit(" Read: ", 1)[1].rstrip(".") for found in course["mistakes"].values() for m in found]
+    for step in manifest.steps():
+        text = (release_dir / f"exercises/test_{step.filename}").read_text(encoding="utf-8")
+        texts += re.findall(r"^ +read='([^']*)',$", text, flags=re.M)
+    return texts
+
+
+def test_every_read_link_of_the_release_opens_a_lesson_section_in_it(release_dir):
+    texts = _read_texts(release_dir)
+    assert len(texts) > N_PUBLIC + len(manifest.steps())
+    links = set()
+    for text in texts:
+        match = READ_LINK.fullmatch(text)
+        assert match, f"not a lesson link: {text!r}"
+        links.add((match[2], match[3] or ""))
+    for rel in ("exercises/step2_scores.py", "README.md"):  # links written into text: stubs, the README
+        links |= {m[1:] for m in READ_LINK.findall((release_dir / rel).read_text(encoding="utf-8"))}
+    for lesson, anchor in sorted(links, key=str):
+        for lang in lessons.LANGUAGES:
+            path = release_dir / "lessons" / lang / f"{lesson}.md"
+            assert path.is_file(), f"lessons/{lang}/{lesson}.md is not in the release"
+            assert not anchor or anchor in ANCHOR.findall(path.read_text(encoding="utf-8")), (lang, lesson, anchor)
+
+
+def test_release_ships_the_lessons_of_both_languages_as_they_are(release_dir):
+    kit = {p.relative_to(LESSONS_DIR).as_posix(): p.read_bytes() for p in LESSONS_DIR.rglob("*") if p.is_file()}
+    shipped = {p.relative_to(release_dir / "lessons").as_posix(): p.read_bytes()
+               for p in (release_dir / "lessons").rglob("*") if p.is_file()}
+    assert shipped == kit
+    assert {name.split("/")[0] for name in kit} >= set(lessons.LANGUAGES)
 
 
 def test_release_refuses_a_folder_that_is_not_empty(release_dir, capsys):

@@ -1,6 +1,7 @@
 """`attnkit release OUT`: the student hand-out, a folder ready to be a git repository.
 
     OUT/README.md                      set-up in one command, then `pytest exercises`
+    OUT/lessons/                       the kit's lessons, English and Chinese: every "read:" link points here
     OUT/pyproject.toml                 installs the runtime: `pip install .`
     OUT/exercises/                     the stubs, shape_checks.py, readable public tests, conftest.py
     OUT/runtime/attnkit_runtime/       judge.py, loader.py, ladder.py (the kit's portable core, as is),
@@ -18,7 +19,7 @@ import numpy as np
 
 from .. import __version__, judge, ladder, loader, manifest, student_runtime, stubs
 from ..cases import cases_for
-from ..paths import SOLUTIONS_DIR
+from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from . import snapshot as snap
 from .texts import GITIGNORE, PYPROJECT, README, test_file
 
@@ -50,6 +51,8 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **snapshot.arrays)
     files[f"{package}/data/snapshot.npz"] = buffer.getvalue()
+    for path in sorted(p for p in LESSONS_DIR.rglob("*") if p.is_file()):
+        files[f"lessons/{path.relative_to(LESSONS_DIR).as_posix()}"] = path.read_bytes()
     files["README.md"] = README.format(runtime=RUNTIME)
     files["pyproject.toml"] = PYPROJECT.format(runtime=RUNTIME, version=__version__)
     files[".gitignore"] = GITIGNORE

@@ -6,6 +6,10 @@ README = """# Single-head causal self-attention, in numpy
 You write one GPT-2 Small attention head, step by step, in `exercises/`. Tests say what was expected,
 what came, where they differ, the likely mistake and where in the lesson to read.
 
+The lessons are in `lessons/`: English in `lessons/en/`, Chinese in `lessons/zh/` (same files, same
+sections). Each step has its own (`lessons/en/step1_projection.md` …), and every "read:" in a test's
+message names a file and section there, e.g. `read: lessons/en/step2_scores.md#scale`.
+
 ## Set up (once)
 
 ```bash
