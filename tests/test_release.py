@@ -6,6 +6,7 @@ runtime with pip, and runs `pytest exercises` with a bare environment, as a stud
 """
 import inspect
 import json
+import os
 import py_compile
 import re
 import shutil
@@ -86,6 +87,16 @@ def test_release_ships_the_lessons_of_both_languages_as_they_are(release_dir):
                for p in (release_dir / "lessons").rglob("*") if p.is_file()}
     assert shipped == kit
     assert {name.split("/")[0] for name in kit} >= set(lessons.LANGUAGES)
+
+
+def test_release_refuses_a_kit_without_its_lessons(tmp_path):
+    """Its "read:" links would point nowhere: a kit root holding solutions/ but no lessons/ writes nothing."""
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")
+    env = {**os.environ, "ATTNKIT_ROOT": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "attnkit.cli", "release", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert done.returncode == 2 and "lessons" in done.stderr, done.stdout + done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_release_refuses_a_folder_that_is_not_empty(release_dir, capsys):

@@ -34,6 +34,9 @@ def run(args):
     except FileExistsError as err:
         print(f"attnkit release: {err}", file=sys.stderr)
         return 1
+    except FileNotFoundError as err:
+        print(f"attnkit release: {err}", file=sys.stderr)
+        return 2
     print(f"wrote {len(written)} files into {args.directory}")
     print(f"next: attnkit release --check {args.directory}, then hand it out (git init; students run the README)")
     return 0

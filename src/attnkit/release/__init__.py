@@ -30,7 +30,13 @@ from {RUNTIME}.exercise import pytest_configure  # noqa: F401  (a pytest hook)
 
 
 def release_files(solutions_dir=SOLUTIONS_DIR):
-    """{relative path: bytes} of every file of the release."""
+    """{relative path: bytes} of every file of the release.
+
+    Raises FileNotFoundError when the kit has no lessons/: every "read:" of the release points there.
+    """
+    if not LESSONS_DIR.is_dir():
+        raise FileNotFoundError(f"the lessons are not here ({LESSONS_DIR} is missing), and every 'read:' of the "
+                                "release points into them: run from a checkout of the kit, or set ATTNKIT_ROOT")
     generated = stubs.generated_files(solutions_dir)
     files = {f"exercises/{name}": text for name, text in generated.items()
              if not name.startswith("test_") and name != "conftest.py"}
@@ -62,7 +68,8 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
 def write(out, force=False):
     """Write the release into the folder `out`; return the paths written.
 
-    Raises FileExistsError when `out` already holds files, unless `force`.
+    Raises FileExistsError when `out` already holds files, unless `force`; FileNotFoundError as
+    `release_files` does.
     """
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not force:
