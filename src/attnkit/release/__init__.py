@@ -50,7 +50,7 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
             mistakes_by_case[case.name] = found
         files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
     package = f"runtime/{RUNTIME}"
-    files[f"{package}/__init__.py"] = f'"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
+    files[f"{package}/__init__.py"] = '"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
     for name, module in (("judge", judge), ("loader", loader), ("ladder", ladder), ("exercise", student_runtime)):
         files[f"{package}/{name}.py"] = inspect.getsource(module)
     files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"
