@@ -14,6 +14,7 @@ A case here is anything with the attributes `name`, `step.module`, `function`, `
 """
 import copy
 import re
+import sys
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -151,18 +152,37 @@ class Verdict:
     passed: bool
     problem: str  # "" when passed, else "result", "shape", "dtype", "nan", "values" or "property"
     message: str
+    detail: str = ""  # the whole arrays, when `message` shows only a slice of them (pytest -vv shows it)
 
 
 PASSED = Verdict(True, "", "")
 
 
-def show(value, precision=4, indent=11):
-    """A short, readable text of an array or scalar; continuation lines indented by `indent`."""
+def show(value, precision=4, indent=11, whole=False):
+    """A short, readable text of an array or scalar (every cell when `whole`); continuation lines
+    indented by `indent`."""
     arr = np.asarray(value)
     if arr.dtype == bool:
         arr = arr.astype(int)
-    return np.array2string(arr, precision=precision, threshold=24, edgeitems=3, suppress_small=True,
-                           max_line_width=100, separator=", ").replace("\n", "\n" + " " * indent)
+    return np.array2string(arr, precision=precision, threshold=sys.maxsize if whole else 24, edgeitems=3,
+                           suppress_small=True, max_line_width=100,
+                           separator=", ").replace("\n", "\n" + " " * indent)
+
+
+def _side_by_side(expected, got, where):
+    """(message lines, detail) showing `expected` and `got`, which differ at the cell `where`.
+
+    Up to 2-D both are shown (summarised past 24 cells) and there is no detail; a larger array is
+    shown by its shape and the 2-D slice holding `where`, with the whole arrays as the detail.
+    """
+    if expected.ndim <= 2:
+        return f"  expected {show(expected)}\n  got      {show(got)}", ""
+    lead = tuple(int(i) for i in where[:-2])
+    index = ", ".join(map(str, lead)) + ", :, :"
+    return (f"  both have shape {expected.shape}; the first slice that differs, [{index}]:\n"
+            f"  expected {show(expected[lead])}\n  got      {show(got[lead])}",
+            f"  expected (whole) {show(expected, indent=19, whole=True)}\n"
+            f"  got (whole)      {show(got, indent=19, whole=True)}")
 
 
 def describe_inputs(kwargs):
@@ -212,18 +232,19 @@ def compare(expected, got, tolerance, label):
     if expected.dtype == bool:
         wrong = np.argwhere(got != expected)
         if len(wrong):
-            cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:6])
+            cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:3]) + (", …" if len(wrong) > 3 else "")
+            arrays, detail = _side_by_side(expected, got, wrong[0])
             return Verdict(False, "values",
-                           f"{label}: {len(wrong)} of {expected.size} cells differ (first at {cells})\n"
-                           f"  expected {show(expected)}\n  got      {show(got)}")
+                           f"{label}: {len(wrong)} of {expected.size} cells differ (first at {cells})\n{arrays}", detail)
         return PASSED
     bad_nan = np.isnan(got) & ~np.isnan(expected)
     bad_inf = np.isinf(got) & ~(np.isinf(expected) & (np.sign(got) == np.sign(expected)))
     if bad_nan.any() or bad_inf.any():
         where = np.argwhere(bad_nan | bad_inf)[0]
+        arrays, detail = _side_by_side(expected, got, where)
         return Verdict(False, "nan", f"{label}: {int(bad_nan.sum())} NaN and {int(bad_inf.sum())} inf values "
                                      f"where numbers were expected (first at {tuple(int(i) for i in where)})\n"
-                                     f"  expected {show(expected)}\n  got      {show(got)}")
+                                     f"{arrays}", detail)
     atol, rtol = tolerance["atol"], tolerance["rtol"]
     close = np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
     if close.all():
@@ -233,11 +254,11 @@ def compare(expected, got, tolerance, label):
         diff = np.where(close, 0.0, diff)
         worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
         rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
+    arrays, detail = _side_by_side(expected, got, np.argwhere(~close)[0] if close.ndim else ())
     return Verdict(False, "values",
                    f"{label}: {int((~close).sum())} of {close.size} values are off (atol {atol:g}, rtol {rtol:g});"
                    f" largest error {float(diff[worst]):.3g} (relative {float(rel):.3g}) at {tuple(int(i) for i in worst)}:"
-                   f" expected {float(expected[worst]):.6g}, got {float(got[worst]):.6g}\n"
-                   f"  expected {show(expected)}\n  got      {show(got)}")
+                   f" expected {float(expected[worst]):.6g}, got {float(got[worst]):.6g}\n{arrays}", detail)
 
 
 def picked(result, text):
@@ -318,13 +339,16 @@ def evaluate(case, calls, results, expected, forms):
     return PASSED
 
 
-def teaching_message(case, calls, verdict, diagnosis_text=""):
-    """The full text a learner sees when `case` fails."""
+def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=False):
+    """The text a learner sees when `case` fails; with `full_arrays`, the whole arrays too (pytest -vv)."""
     lines = [f"{case.step.module}.{case.function} — {case.concept}"]
     for k, kwargs in enumerate(calls):
         prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
     lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
+    if verdict.detail:
+        lines += ["  " + line for line in verdict.detail.split("\n")] if full_arrays else \
+                 ["  (pytest -vv shows the whole arrays)"]
     if diagnosis_text:
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:

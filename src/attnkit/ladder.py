@@ -24,26 +24,38 @@ class StepTally:
         return self.total > 0 and self.failed == 0
 
 
-def render(tallies, steps, hidden, exercises_label="exercises"):
-    """The ladder text for {step module: StepTally} (steps that ran no test are left out)."""
+def render(tallies, steps, hidden, exercises_label="exercises", reference=False):
+    """The ladder text for {step module: StepTally} (steps that ran no test are left out).
+
+    `reference`: the tests ran on the kit's reference solutions (--solutions), not a learner's code.
+    """
     ran = [s for s in steps if s.module in tallies and tallies[s.module].total]
     if not ran:
         return "attnkit: no public test ran."
-    lines = ["", "attnkit progress (public tests)"]
+    whose = "the reference solutions/, not your exercises/" if reference else "public tests"
+    lines = ["", f"attnkit progress ({whose})"]
     next_step = next((s for s in ran if not tallies[s.module].done), None)
     for s in ran:
         t = tallies[s.module]
         mark = "done" if t.done else ("not started" if t.not_done == t.total else "in progress")
         pointer = "   <- next" if s is next_step else ""
         lines.append(f"  step {s.number}  {s.module:<18} {t.passed:>2}/{t.total:<2} {mark}{pointer}")
+    if all(tallies[s.module].not_done == tallies[s.module].total for s in ran):
+        lines += ["", "Every test failed with NotImplementedError: no function is written yet, so these failures "
+                      f"are expected. Start with step {ran[0].number}, as below."]
     if next_step is not None:
         lines += ["", f"Next: {exercises_label}/{next_step.filename} — {next_step.title}.",
                   f"      First failure: {tallies[next_step.module].first_failure}",
                   f"      Read {next_step.read}, then run: pytest {exercises_label}/test_{next_step.filename}"]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
-    lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded run "
-                  "adds hidden tests, which also check:"]
+    if reference:
+        lines += ["", f"All {passed} public tests of {len(ran)} steps pass on the reference solutions/. Your own "
+                      f"code is tested by `pytest exercises` (without --solutions). The graded run adds hidden "
+                      "tests, which also check:"]
+    else:
+        lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded "
+                      "run adds hidden tests, which also check:"]
     for s in ran:
         concepts = hidden.get(s.module, ())
         if concepts:
@@ -52,12 +64,13 @@ def render(tallies, steps, hidden, exercises_label="exercises"):
     return "\n".join(lines)
 
 
-def register(config, steps, hidden, exercises_label):
+def register(config, steps, hidden, exercises_label, reference=False):
     """From a pytest_configure hook: short tracebacks (the learner's failing line, not whole
-    functions) and the ladder after pytest's summary."""
+    functions) and the ladder after pytest's summary. `reference`: the run tests the kit's
+    reference solutions (--solutions); the header and the ladder say so."""
     if config.option.tbstyle == "auto":
         config.option.tbstyle = "short"
-    config.pluginmanager.register(LadderPlugin(steps, hidden, exercises_label), "attnkit-ladder")
+    config.pluginmanager.register(LadderPlugin(steps, hidden, exercises_label, reference), "attnkit-ladder")
 
 
 class LadderPlugin:
@@ -66,10 +79,15 @@ class LadderPlugin:
     A public test's parameter `case` tells its step (`case.step.module`).
     """
 
-    def __init__(self, steps, hidden, exercises_label):
-        self.steps, self.hidden, self.label = steps, hidden, exercises_label
+    def __init__(self, steps, hidden, exercises_label, reference=False):
+        self.steps, self.hidden, self.label, self.reference = steps, hidden, exercises_label, reference
         self.step_of = {}  # test node id -> step module
         self.tallies = {}  # step module -> StepTally
+
+    def pytest_report_header(self):
+        if self.reference:
+            return [f"attnkit: testing the kit's reference {self.label}/ (--solutions), not your own code"]
+        return []
 
     def pytest_collection_modifyitems(self, items):
         for item in items:
@@ -93,4 +111,4 @@ class LadderPlugin:
                 tally.first_failure = f"{report.nodeid.split('::')[-1]}: {message.strip().splitlines()[0][:300]}"
 
     def pytest_terminal_summary(self, terminalreporter):
-        terminalreporter.write_line(render(self.tallies, self.steps, self.hidden, self.label))
+        terminalreporter.write_line(render(self.tallies, self.steps, self.hidden, self.label, self.reference))

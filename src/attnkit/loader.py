@@ -4,15 +4,90 @@ A step module imports earlier steps by their plain names (`from step4_softmax im
 `load_step` runs the module with those names bound to modules of our choosing (the learner's own,
 or the reference solutions), so a learner's step is always judged with known neighbours.
 
+It also holds what the public tests put around learner code, in the checkout and in the release
+alike: `time_limit` (an endless loop fails its test instead of hanging the run) and `StepLoader`
+(a step that cannot be imported is reported once, not once per test).
+
 Standard library only: the student release ships this file as it is, with its own `layout`.
 """
 import importlib.util
+import os
+import signal
 import sys
+import traceback
+from contextlib import contextmanager
 from pathlib import Path
+
+TIME_LIMIT_ENV = "ATTNKIT_TIME_LIMIT"
+DEFAULT_TIME_LIMIT = 5.0  # seconds; the slowest public case takes milliseconds
 
 
 class StepLoadError(Exception):
-    """A learner's file is missing or could not be imported; the message says which and why."""
+    """A learner's file is missing or could not be imported; the message says which and why.
+
+    `first` is False when the same step already failed to load earlier in the run.
+    """
+
+    def __init__(self, message, first=True):
+        super().__init__(message)
+        self.first = first
+
+
+class TimeLimitExceeded(BaseException):
+    """Learner code ran past its time limit. A BaseException, so `except Exception` in the learner's
+    loop does not swallow it; its message says what was stopped and why."""
+
+
+def time_limit_seconds():
+    """The per-call limit: $ATTNKIT_TIME_LIMIT seconds if set, else DEFAULT_TIME_LIMIT."""
+    text = os.environ.get(TIME_LIMIT_ENV, "")
+    try:
+        seconds = float(text) if text else DEFAULT_TIME_LIMIT
+    except ValueError:
+        raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds, got {text!r}") from None
+    if seconds <= 0:
+        raise ValueError(f"{TIME_LIMIT_ENV} must be more than 0 seconds, got {text!r}")
+    return seconds
+
+
+@contextmanager
+def time_limit(what, seconds=None):
+    """Raise TimeLimitExceeded in the block after `seconds` (default `time_limit_seconds()`).
+
+    `what` names the code for the message ("step4_softmax.softmax()"). POSIX main thread only
+    (SIGALRM): elsewhere (Windows, another thread) the block runs without a limit, and so does a
+    block inside another `time_limit`, which keeps its own. Once fired, the
+    alarm fires again every second until the block ends, in case the learner's code caught it.
+    """
+    seconds = time_limit_seconds() if seconds is None else seconds
+    if not hasattr(signal, "setitimer") or signal.getitimer(signal.ITIMER_REAL)[0]:
+        yield  # no timer here, or one already running (an enclosing limit): leave it alone
+        return
+    armed = [True]
+
+    def stop(signum, frame):
+        if armed[0]:
+            raise TimeLimitExceeded(f"{what} was stopped after {seconds:g} s: an endless loop? "
+                                    f"(the limit of each call is {seconds:g} s; {TIME_LIMIT_ENV}=20 gives more)")
+
+    try:
+        previous = signal.signal(signal.SIGALRM, stop)
+    except ValueError:  # not the main thread: no signal handler can be set here
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _where(err, path):
+    """" on line N (the line's code)" for the last frame of `err` in the learner's file `path`, or ""."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
+    return f" on line {frames[-1].lineno} ({frames[-1].line})" if frames else ""
 
 
 def _exec_module(name, path, bound):
@@ -26,9 +101,11 @@ def _exec_module(name, path, bound):
     try:
         spec.loader.exec_module(module)
     except SyntaxError as err:
-        raise StepLoadError(f"{path} has a syntax error on line {err.lineno}: {err.msg}") from err
+        source = f"\n    {err.text.strip()}" if err.text and err.text.strip() else ""
+        raise StepLoadError(f"{path} has a syntax error on line {err.lineno}: {err.msg}{source}") from err
     except Exception as err:  # the learner's module failed while being imported
-        raise StepLoadError(f"{path} failed while being imported: {type(err).__name__}: {err}") from err
+        raise StepLoadError(f"{path} failed while being imported{_where(err, path)}: "
+                            f"{type(err).__name__}: {err}") from err
     finally:
         for key, old in saved.items():
             if old is None:
@@ -62,3 +139,37 @@ def load_step(module, folder, deps_folder=None, _cache=None, layout=None):
             cache[key] = load_step(dep, deps, deps, cache, layout)
         bound[dep] = cache[key]
     return _exec_module(module, folder / f"{module}.py", bound)
+
+
+class StepLoader:
+    """`load(step_module, folder)` run once per step and folder, under the time limit.
+
+    A module is kept; a failure is remembered, so the step's later tests get a short
+    StepLoadError (first=False) instead of the same import error again.
+    """
+
+    def __init__(self, load):
+        self._load, self._modules, self._failed = load, {}, {}
+
+    def __call__(self, step_module, folder):
+        key = (step_module, folder)
+        if key in self._failed:
+            raise StepLoadError(str(self._failed[key]), first=False)
+        if key not in self._modules:
+            try:
+                with time_limit(f"importing {Path(folder, step_module + '.py')}"):
+                    self._modules[key] = self._load(step_module, folder)
+            except TimeLimitExceeded as err:
+                self._failed[key] = StepLoadError(str(err))
+                raise self._failed[key] from None
+            except StepLoadError as err:
+                self._failed[key] = err
+                raise
+        return self._modules[key]
+
+
+def load_failure(step_number, err):
+    """The public test's failure text for a StepLoadError of step `step_number`."""
+    if err.first:
+        return f"step {step_number} could not be loaded: {err}"
+    return f"step {step_number} could not be loaded (see the first failure of this step)"

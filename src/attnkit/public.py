@@ -5,24 +5,25 @@ The learner's step is imported from the folder that holds the test file (or from
 `pytest exercises --solutions`), with the reference versions of the earlier steps it imports, so a
 mistake in step 4 is reported by step 4's tests only.
 """
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
 from . import checks, judge
 from .cases import cases_for
-from .loader import StepLoadError, load_step
+from .loader import StepLoader, StepLoadError, TimeLimitExceeded, load_failure, load_step, time_limit
 from .paths import SOLUTIONS_DIR
 from .student_runtime import hide_kit_frame
 
 SOLUTIONS_OPTION = "--solutions"
 
 
-@lru_cache(maxsize=None)
-def _module(step_module, folder):
+def _load(step_module, folder):
     deps = SOLUTIONS_DIR if SOLUTIONS_DIR.is_dir() else folder
     return load_step(step_module, folder, deps_folder=deps)
+
+
+_module = StepLoader(_load)
 
 
 def learner_folder(config, test_path):
@@ -41,31 +42,44 @@ def _diagnosis(case, calls, results=None, error=None):
     return mistakes.describe(code) if code else ""
 
 
-def check_case(case, folder):
-    """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong."""
+def check_case(case, folder, full_arrays=False):
+    """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong.
+
+    `full_arrays` (pytest -vv) adds the whole expected and actual arrays to the message.
+    """
     __tracebackhide__ = hide_kit_frame
     try:
         module = _module(case.step.module, Path(folder))
     except StepLoadError as err:
-        pytest.fail(f"step {case.step.number} could not be loaded: {err}", pytrace=False)
+        failure = load_failure(case.step.number, err)
+    else:
+        failure = None
+    if failure:  # outside the except: pytest would show the import error again as its context
+        pytest.fail(failure, pytrace=False)
     fn = getattr(module, case.function, None)
     if not callable(fn):
         pytest.fail(f"{case.step.filename} has no function {case.function}(): keep the name and signature "
                     "of the stub", pytrace=False)
     calls = case.build_calls()
     try:
-        verdict, results = judge.run_case(fn, case, calls, checks.expected_outputs(case, calls),
-                                          checks.expected_forms(case, calls))
+        with time_limit(f"{case.step.module}.{case.function}()"):
+            verdict, results = judge.run_case(fn, case, calls, checks.expected_outputs(case, calls),
+                                              checks.expected_forms(case, calls))
     except NotImplementedError:
         raise
+    except TimeLimitExceeded as err:
+        failure = str(err)
     except Exception as err:
         if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
             err.add_note(judge.exception_note(case, calls, _diagnosis(case, calls, error=err)))
         raise
+    if failure:
+        pytest.fail(failure, pytrace=False)
     if results is None:
         pytest.fail(verdict.message, pytrace=False)
     if not verdict.passed:
-        pytest.fail(judge.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
+        pytest.fail(judge.teaching_message(case, calls, verdict, _diagnosis(case, calls, results), full_arrays),
+                    pytrace=False)
 
 
 def case_test(step_module, function):
@@ -74,7 +88,7 @@ def case_test(step_module, function):
     @pytest.mark.parametrize("case", cases_for(step_module, "public", function), ids=str)
     def test(case, request):
         __tracebackhide__ = hide_kit_frame
-        check_case(case, learner_folder(request.config, request.path))
+        check_case(case, learner_folder(request.config, request.path), request.config.get_verbosity() >= 2)
 
     test.__name__ = f"test_{function}"
     test.__doc__ = f"The public cases of {step_module}.{function} (src/attnkit/data/cases/{step_module}.yaml)."

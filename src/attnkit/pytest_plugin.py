@@ -12,5 +12,6 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     steps = manifest.steps()
-    label = "solutions" if config.getoption(SOLUTIONS_OPTION) else "exercises"
-    ladder.register(config, steps, {s.module: hidden_concepts(s.module) for s in steps}, label)
+    reference = config.getoption(SOLUTIONS_OPTION)
+    ladder.register(config, steps, {s.module: hidden_concepts(s.module) for s in steps},
+                    "solutions" if reference else "exercises", reference)

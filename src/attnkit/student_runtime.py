@@ -22,7 +22,7 @@ import pytest
 
 from .judge import build_arg, evaluate_safely, exception_note, portable_case, run_case, teaching_message
 from .ladder import register
-from .loader import StepLoadError, load_step
+from .loader import StepLoader, StepLoadError, TimeLimitExceeded, load_failure, load_step, time_limit
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -85,9 +85,7 @@ def hide_kit_frame(excinfo):
     return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
-@lru_cache(maxsize=None)
-def _module(step_module, folder):
-    return load_step(step_module, folder, layout=LAYOUT)
+_module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT))
 
 
 def _import_tests(path):
@@ -106,11 +104,11 @@ def passes_own_tests(step_module, folder):
     try:
         module = _module(step_module, folder)
         params = _import_tests(tests).CASES
-        with np.errstate(all="ignore"), warnings.catch_warnings():
+        with np.errstate(all="ignore"), warnings.catch_warnings(), time_limit(f"the public tests of {step_module}"):
             warnings.simplefilter("ignore")
             return all(run_case(getattr(module, p.values[0].function), *p.values, p.values[0].forms)[0].passed
                        for p in params)
-    except Exception:  # noqa: BLE001 - whatever the learner's step raises, it does not pass
+    except (Exception, TimeLimitExceeded):  # noqa: BLE001 - whatever the learner's step raises, it does not pass
         return False
 
 
@@ -151,20 +149,28 @@ def error_diagnosis(case, error):
 
 
 def check(case, calls, expected, request):
-    """Run `case` on the learner's function from the test file's folder; fail with a teaching message."""
+    """Run `case` on the learner's function from the test file's folder; fail with a teaching message
+    (with the whole arrays under pytest -vv)."""
     __tracebackhide__ = hide_kit_frame
     folder = Path(request.path).resolve().parent
     step = LAYOUT.step(case.step.module)
     try:
         module = _module(step.module, folder)
     except StepLoadError as err:
-        pytest.fail(failing_dependency(step, folder) or f"step {step.number} could not be loaded: {err}", pytrace=False)
+        failure = (err.first and failing_dependency(step, folder)) or load_failure(step.number, err)
+    else:
+        failure = None
+    if failure:  # outside the except: pytest would show the import error again as its context
+        pytest.fail(failure, pytrace=False)
     fn = getattr(module, case.function, None)
     if not callable(fn):
         pytest.fail(f"{step.filename} has no function {case.function}(): keep the name and signature of the stub",
                     pytrace=False)
     try:
-        verdict, results = run_case(fn, case, calls, expected, case.forms)
+        with time_limit(f"{step.module}.{case.function}()"):
+            verdict, results = run_case(fn, case, calls, expected, case.forms)
+    except TimeLimitExceeded as err:
+        failure = failing_dependency(step, folder) or str(err)
     except NotImplementedError as err:
         blame = "" if f"({step.module}." in str(err) else failing_dependency(step, folder, str(err))
         if blame:
@@ -177,14 +183,17 @@ def check(case, calls, expected, request):
         if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
             err.add_note(exception_note(case, calls, error_diagnosis(case, err)))
         raise
+    if failure:
+        pytest.fail(failure, pytrace=False)
     if verdict.passed:
         return
+    full_arrays = request.config.get_verbosity() >= 2
     blame = failing_dependency(step, folder)
     if blame:
-        pytest.fail(f"{blame}\n{teaching_message(case, calls, verdict)}", pytrace=False)
+        pytest.fail(f"{blame}\n{teaching_message(case, calls, verdict, full_arrays=full_arrays)}", pytrace=False)
     if results is None:
         pytest.fail(verdict.message, pytrace=False)
-    pytest.fail(teaching_message(case, calls, verdict, diagnosis(case, calls, results)), pytrace=False)
+    pytest.fail(teaching_message(case, calls, verdict, diagnosis(case, calls, results), full_arrays), pytrace=False)
 
 
 def pytest_configure(config):
