@@ -8,7 +8,9 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+
+pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -e '.[dev]')")
+from hypothesis import given, settings, strategies as st  # noqa: E402  (after the skip: a learner's install has no dev extras)
 
 SETTINGS = settings(deadline=None, max_examples=30)
 TOL = dict(rtol=1e-12, atol=1e-12)

@@ -41,13 +41,17 @@ def test_untouched_stubs_fail_every_test_with_the_steps_not_implemented_error():
         assert message.startswith(f"NotImplementedError: Step {step[4]} ({step}."), (nodeid, message)
     assert "src/attnkit" not in out, "a traceback reached into the kit"
     assert "Next: exercises/step1_projection.py" in out
+    assert "no function is written yet, so these failures are expected. Start with step 1" in out
 
 
 def test_solutions_switch_passes_every_public_test_and_names_hidden_concepts():
     code, out = run_pytest(EXERCISES_DIR, "--solutions")
     assert code == 0, out
     assert f"{N_PUBLIC} passed" in out
-    assert f"All {N_PUBLIC} public tests of {len(manifest.steps())} steps pass. That is not full marks yet" in out
+    header = out[:out.index("collected")]
+    assert "attnkit: testing the kit's reference solutions/ (--solutions), not your own code" in header, out
+    assert f"All {N_PUBLIC} public tests of {len(manifest.steps())} steps pass on the reference solutions/" in out
+    assert "not full marks yet" not in out and "attnkit progress (the reference solutions/" in out
     assert "float32" in out and "12 heads" in out
 
 
@@ -71,7 +75,7 @@ def test_a_syntax_error_in_one_step_does_not_break_the_others(tmp_path):
     assert "error" not in out.split("\n")[-2], out  # no collection error
     failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
     step3 = [msg for nodeid, msg in failed if "test_step3_masks.py" in nodeid]
-    assert step3 and all("syntax error on line 1" in msg for msg in step3), step3
+    assert step3 and "syntax error on line 1" in step3[0], step3
     assert not [n for n, _ in failed if "test_step1_projection.py" in n or "test_step2_scores.py" in n]
     assert re.search(r"step 1\s+step1_projection\s+4/4\s+done", out), out
 
@@ -80,3 +84,108 @@ def test_a_syntax_error_in_one_step_does_not_break_the_others(tmp_path):
 def test_every_function_has_public_cases(step):
     for fn in step.functions:
         assert cases_for(step.module, "public", fn.name), f"{step.module}.{fn.name} has no public case"
+
+
+def edited_copy(tmp_path, edits):
+    """A learner folder with every step written (the reference), then `edits` {module: [(old, new)]} applied."""
+    folder = learner_copy(tmp_path, [s.module for s in manifest.steps()])
+    for module, pairs in edits.items():
+        source = (folder / f"{module}.py").read_text()
+        for old, new in pairs:
+            assert old in source, (module, old)
+            source = source.replace(old, new)
+        (folder / f"{module}.py").write_text(source)
+    return folder
+
+
+def failure_sections(out):
+    """{test id in brackets: the text pytest printed for its failure}."""
+    parts = re.split(r"^_{3,} \S+\[(\S+)\] _{3,}$", out.split("= FAILURES =")[1], flags=re.M)[1:]
+    sections = dict(zip(parts[::2], parts[1::2]))
+    return {name: text.split("\nattnkit progress")[0].strip("\n") for name, text in sections.items()}
+
+
+def run_limited(*args):
+    """run_pytest with a 1 s time limit per call of learner code."""
+    os.environ["ATTNKIT_TIME_LIMIT"] = "1"
+    try:
+        return run_pytest(*args)
+    finally:
+        del os.environ["ATTNKIT_TIME_LIMIT"]
+
+
+def test_an_endless_loop_in_a_function_fails_its_tests_and_the_run_ends(tmp_path):
+    folder = edited_copy(tmp_path, {"step4_softmax": [("def softmax(", "def softmax(*a, **k):\n    while True:\n"
+                                                                       "        pass\n\n\ndef _unused(")]})
+    code, out = run_limited(folder, "-rf")
+    assert code == 1, out
+    failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    assert failed and all("test_step4_softmax.py" in nodeid for nodeid, _ in failed), failed
+    for _, message in failed:
+        assert "step4_softmax.softmax() was stopped after 1 s: an endless loop?" in message, message
+
+
+def test_an_endless_loop_that_catches_exceptions_is_stopped_too(tmp_path):
+    looping = "def softmax(*a, **k):\n    while True:\n        try:\n            pass\n        except Exception:\n" \
+              "            pass\n\n\ndef _unused("
+    folder = edited_copy(tmp_path, {"step4_softmax": [("def softmax(", looping)]})
+    code, out = run_limited(folder / "test_step4_softmax.py", "-rf")
+    assert code == 1 and "was stopped after 1 s: an endless loop?" in out, out
+
+
+def test_an_endless_loop_at_import_fails_the_step_once(tmp_path):
+    folder = edited_copy(tmp_path, {"step1_projection": [("def project_qkv(", "while True:\n    pass\n\n\n"
+                                                                              "def project_qkv(")]})
+    code, out = run_limited(folder, "-rf")
+    failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    step1 = [message for nodeid, message in failed if "test_step1_projection.py" in nodeid]
+    assert "was stopped after 1 s: an endless loop?" in step1[0] and "step1_projection.py" in step1[0], step1
+    assert all(m.endswith("step 1 could not be loaded (see the first failure of this step)") for m in step1[1:])
+    assert len(step1) == len(cases_for("step1_projection", "public")) and len(failed) == len(step1), failed
+
+
+def test_a_syntax_error_is_shown_once_with_its_line_not_as_a_chained_traceback(tmp_path):
+    folder = learner_copy(tmp_path, ["step1_projection", "step2_scores"])
+    (folder / "step3_masks.py").write_text("def causal_visible(n_query, n_key=None:\n    pass\n")
+    code, out = run_pytest(folder / "test_step3_masks.py")
+    sections = list(failure_sections(out).values())
+    assert "syntax error on line 1" in sections[0] and "def causal_visible(n_query, n_key=None:" in sections[0]
+    assert all(s == "step 3 could not be loaded (see the first failure of this step)" for s in sections[1:]), sections
+    assert "During handling" not in out and "direct cause" not in out, out
+
+
+def test_an_exception_at_import_names_the_learners_line(tmp_path):
+    folder = edited_copy(tmp_path, {"step2_scores": [("def raw_scores(", "SCALE = 1 / 0\n\n\ndef raw_scores(")]})
+    code, out = run_pytest(folder / "test_step2_scores.py")
+    first = next(iter(failure_sections(out).values()))
+    assert re.search(r"failed while being imported on line \d+ \(SCALE = 1 / 0\): ZeroDivisionError", first), first
+
+
+def test_a_twelve_head_failure_shows_one_slice_and_the_whole_arrays_under_vv(tmp_path):
+    folder = edited_copy(tmp_path, {"step6_head": [("    return O, P\n", "    return 2 * O, P\n")]})
+    code, out = run_pytest(folder / "test_step6_head.py")
+    section = failure_sections(out)["attention_twelve_heads"]
+    assert len(section.splitlines()) <= 16, section
+    assert "the first slice that differs, [0, :, :]" in section and "(pytest -vv shows the whole arrays)" in section
+    code, out = run_pytest(folder / "test_step6_head.py", "-vv")
+    section = failure_sections(out)["attention_twelve_heads"]
+    assert "got (whole)" in section and "..." not in section.split("expected (whole)")[1], section
+
+
+def test_six_wrong_mask_functions_stay_short(tmp_path):
+    folder = edited_copy(tmp_path, {"step3_masks": [
+        ("return j <= past + i", "return j < past + i"),
+        ("return np.repeat(rows, n_query, axis=-2)", "return ~np.repeat(rows, n_query, axis=-2)"),
+        ("return combined.copy()", "return ~combined"),
+        ("return visible.copy()  # True", "return ~visible  # True"),
+        ("return ~visible  # True = blocked", "return visible.copy()  # True = blocked"),
+        ("return ~real", "return real"),
+    ]})
+    code, out = run_pytest(folder / "test_step3_masks.py")
+    sections = failure_sections(out)
+    assert len(sections) >= 6, out
+    assert sum(len(section.splitlines()) for section in sections.values()) < 89, out
+    for name, section in sections.items():
+        assert len(section.splitlines()) <= 11, section
+        for cells in re.findall(r"first at ([^)]*\)(?:, \([^)]*\))*(?:, …)?)\)", section):
+            assert cells.count("(") <= 3, cells

@@ -169,6 +169,19 @@ def show(value, precision=4, indent=11, whole=False):
                            separator=", ").replace("\n", "\n" + " " * indent)
 
 
+def _beside(expected_text, got_text, width=100):
+    """The two texts in two columns under "expected" and "got" when they fit in `width`, else one
+    under the other."""
+    left, right = expected_text.split("\n"), got_text.split("\n")
+    column = max(len(line) for line in left) + 3
+    if len(left) == 1 or column + max(len(line) for line in right) > width:
+        return (f"  expected {expected_text.replace(chr(10), chr(10) + ' ' * 11)}\n"
+                f"  got      {got_text.replace(chr(10), chr(10) + ' ' * 11)}")
+    rows = [f"{'expected':<{column}}got"] + [f"{a:<{column}}{b}" for a, b in zip(left, right)]
+    rows += [" " * column + b for b in right[len(left):]]
+    return "\n".join("  " + row.rstrip() for row in rows)
+
+
 def _side_by_side(expected, got, where):
     """(message lines, detail) showing `expected` and `got`, which differ at the cell `where`.
 
@@ -176,7 +189,7 @@ def _side_by_side(expected, got, where):
     shown by its shape and the 2-D slice holding `where`, with the whole arrays as the detail.
     """
     if expected.ndim <= 2:
-        return f"  expected {show(expected)}\n  got      {show(got)}", ""
+        return _beside(show(expected, indent=0), show(got, indent=0)), ""
     lead = tuple(int(i) for i in where[:-2])
     index = ", ".join(map(str, lead)) + ", :, :"
     return (f"  both have shape {expected.shape}; the first slice that differs, [{index}]:\n"

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 TIME_LIMIT_ENV = "ATTNKIT_TIME_LIMIT"
-DEFAULT_TIME_LIMIT = 5.0  # seconds; the slowest public case takes milliseconds
+DEFAULT_TIME_LIMIT = 3.0  # seconds; the slowest public case takes milliseconds
 
 
 class StepLoadError(Exception):

@@ -52,6 +52,9 @@ where = ["runtime"]
 
 [tool.setuptools.package-data]
 {runtime} = ["data/*"]
+
+[tool.pytest.ini_options]
+testpaths = ["exercises"]
 """
 
 GITIGNORE = """.venv/
