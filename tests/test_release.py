@@ -216,10 +216,12 @@ def student_venv(tmp_path_factory):
     return handout, python, env
 
 
-def student_pytest(student_venv, folder):
+def student_pytest(student_venv, *args, **extra_env):
+    """`pytest ARGS -rf` in the release folder, with the venv's python and a bare environment."""
     handout, python, env = student_venv
-    proc = subprocess.run([str(python), "-m", "pytest", str(folder), "-rf", "-p", "no:cacheprovider"],
-                          cwd=handout, env={**env, "COLUMNS": "400"}, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([str(python), "-m", "pytest", *map(str, args), "-rf", "-p", "no:cacheprovider"],
+                          cwd=handout, env={**env, "COLUMNS": "400", **extra_env}, capture_output=True, text=True,
+                          timeout=600)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -253,6 +255,35 @@ def test_stubs_fail_each_with_a_not_implemented_error(student_venv):
         earlier_first = re.match(r"NotImplementedError: step \d does not pass its own tests yet; fix it first", message)
         assert own or (earlier_first and step == "step6"), (nodeid, message)
     assert "Next: exercises/step1_projection.py" in out
+    assert "no function is written yet, so these failures are expected. Start with step 1" in out
+
+
+def test_bare_pytest_at_the_top_of_the_release_runs_the_exercises(student_venv):
+    code, out = student_pytest(student_venv)
+    assert code == 1 and f"{N_PUBLIC} failed" in out and "Next: exercises/step1_projection.py" in out, out
+
+
+def test_an_endless_loop_fails_its_step_and_names_it_to_step_6(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step4_softmax": ("def softmax(", "def softmax(*a, **k):\n    while True:\n        pass\n\n\n"
+                                                              "def _unused(")})
+    code, out = student_pytest(student_venv, folder, ATTNKIT_TIME_LIMIT="1")
+    failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    step4 = [m for n, m in failed if "test_step4_softmax.py" in n]
+    assert step4 and all("step4_softmax.softmax() was stopped after 1 s: an endless loop?" in m for m in step4), out
+    step6 = [m for n, m in failed if "test_step6_head.py" in n]
+    assert step6 and all("step 4 does not pass its own tests yet; fix it first" in m for m in step6), out
+    assert not [n for n, _ in failed if re.search(r"test_step[1235]_", n)]
+
+
+def test_a_syntax_error_is_reported_once_per_step(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step3_masks": ("def causal_visible(n_query, n_key=None):", "def causal_visible(n_query:")})
+    code, out = student_pytest(student_venv, folder / "test_step3_masks.py")
+    failed = [m for n, m in re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)]
+    assert "syntax error on line" in failed[0] and len(failed) == len(cases_for("step3_masks", "public")), out
+    assert all(m.endswith("step 3 could not be loaded (see the first failure of this step)") for m in failed[1:]), out
+    assert "During handling" not in out, out
 
 
 def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
