@@ -21,7 +21,7 @@ python3 -m venv .venv && .venv/bin/pip install -q . && . .venv/bin/activate
 ## Work
 
 ```bash
-pytest exercises                               # every step; the ladder at the end says what to do next
+pytest exercises                               # every step (bare `pytest` does the same); the ladder says what is next
 pytest exercises/test_step1_projection.py      # one step
 ```
 
@@ -32,6 +32,9 @@ Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replac
   are in the runtime's snapshot: `stored("...")`).
 - A step that uses earlier steps (step 6 imports steps 1–5) runs on YOUR versions of them. If one of
   those does not pass its own tests yet, step 6's failure says which one to fix first.
+- Each call of your function has a time limit (3 s; `ATTNKIT_TIME_LIMIT=20` gives more): an endless
+  loop fails its test and the run ends (on Windows there is no limit: stop a hung run with Ctrl+C).
+  A large array is shown by its shape and the first slice that differs; `pytest -vv` shows it whole.
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
   what they also check.
 """
