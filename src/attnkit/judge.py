@@ -169,14 +169,12 @@ def show(value, precision=4, indent=11, whole=False):
                            separator=", ").replace("\n", "\n" + " " * indent)
 
 
-def _beside(expected_text, got_text, width=100):
-    """The two texts in two columns under "expected" and "got" when they fit in `width`, else one
-    under the other."""
-    left, right = expected_text.split("\n"), got_text.split("\n")
+def _beside(expected, got, width=100):
+    """`expected` and `got` in two columns when they fit in `width`, else one under the other."""
+    left, right = show(expected, indent=0).split("\n"), show(got, indent=0).split("\n")
     column = max(len(line) for line in left) + 3
     if len(left) == 1 or column + max(len(line) for line in right) > width:
-        return (f"  expected {expected_text.replace(chr(10), chr(10) + ' ' * 11)}\n"
-                f"  got      {got_text.replace(chr(10), chr(10) + ' ' * 11)}")
+        return f"  expected {show(expected)}\n  got      {show(got)}"
     rows = [f"{'expected':<{column}}got"] + [f"{a:<{column}}{b}" for a, b in zip(left, right)]
     rows += [" " * column + b for b in right[len(left):]]
     return "\n".join("  " + row.rstrip() for row in rows)
@@ -189,11 +187,11 @@ def _side_by_side(expected, got, where):
     shown by its shape and the 2-D slice holding `where`, with the whole arrays as the detail.
     """
     if expected.ndim <= 2:
-        return _beside(show(expected, indent=0), show(got, indent=0)), ""
+        return _beside(expected, got), ""
     lead = tuple(int(i) for i in where[:-2])
     index = ", ".join(map(str, lead)) + ", :, :"
     return (f"  both have shape {expected.shape}; the first slice that differs, [{index}]:\n"
-            f"  expected {show(expected[lead])}\n  got      {show(got[lead])}",
+            f"{_beside(expected[lead], got[lead])}",
             f"  expected (whole) {show(expected, indent=19, whole=True)}\n"
             f"  got (whole)      {show(got, indent=19, whole=True)}")
 

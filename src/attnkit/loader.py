@@ -56,8 +56,8 @@ def time_limit(what, seconds=None):
 
     `what` names the code for the message ("step4_softmax.softmax()"). POSIX main thread only
     (SIGALRM): elsewhere (Windows, another thread) the block runs without a limit, and so does a
-    block inside another `time_limit`, which keeps its own. Once fired, the
-    alarm fires again every second until the block ends, in case the learner's code caught it.
+    block inside another `time_limit`, which keeps its own. Once fired, the alarm fires again every
+    second until the block ends, in case the learner's code caught it.
     """
     seconds = time_limit_seconds() if seconds is None else seconds
     if not hasattr(signal, "setitimer") or signal.getitimer(signal.ITIMER_REAL)[0]:
@@ -68,7 +68,7 @@ def time_limit(what, seconds=None):
     def stop(signum, frame):
         if armed[0]:
             raise TimeLimitExceeded(f"{what} was stopped after {seconds:g} s: an endless loop? "
-                                    f"(the limit of each call is {seconds:g} s; {TIME_LIMIT_ENV}=20 gives more)")
+                                    f"(the time limit is {seconds:g} s; {TIME_LIMIT_ENV}=20 gives more)")
 
     try:
         previous = signal.signal(signal.SIGALRM, stop)
