@@ -1,14 +1,20 @@
-"""The public tests in exercises/, run as a learner runs them: `pytest exercises` in a subprocess."""
+"""The public tests in exercises/, run as a learner runs them (`pytest exercises` in a subprocess), and the
+shipped core's pieces around learner code (time limit, compact arrays)."""
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
-from attnkit import manifest
+from attnkit import judge, manifest
 from attnkit.cases import cases_for
+from attnkit.loader import TimeLimitExceeded, time_limit
 from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 
 N_PUBLIC = len(cases_for(visibility="public"))
@@ -211,3 +217,32 @@ def test_bare_pytest_in_a_learners_install_without_dev_extras_collects_and_skips
                              capture_output=True, text=True, timeout=600)
     assert collect.returncode == 0 and "ERROR" not in collect.stdout, collect.stdout + collect.stderr
     assert "hypothesis is not installed" in collect.stdout, collect.stdout
+
+
+def _spin(seconds):
+    """Busy for at most `seconds` (a loop a time limit must stop); returns if nothing stopped it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pass
+
+
+def test_a_time_limit_inside_another_leaves_the_outer_one_running():
+    with pytest.raises(TimeLimitExceeded, match=r"^outer was stopped after 0.5 s: an endless loop\?"):
+        with time_limit("outer", 0.5):
+            with time_limit("inner", 60):
+                pass
+            _spin(60)
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_only_the_public_tests_offer_the_whole_arrays():
+    """The grader and the notebook (full_arrays None) show the slice and say nothing of pytest -vv."""
+    rng = np.random.default_rng(0)
+    expected = rng.standard_normal((12, 4, 64))
+    verdict = judge.compare(expected, 2 * expected, {"atol": 1e-9, "rtol": 1e-7}, "O")
+    case = SimpleNamespace(step=SimpleNamespace(module="step6_head"), function="attention", concept="12 heads",
+                           hint="", read="lessons/en/step6_head.md")
+    graded = judge.teaching_message(case, [], verdict)
+    assert "[0, :, :]" in graded and "pytest -vv" not in graded and "(whole)" not in graded
+    assert "(pytest -vv shows the whole arrays)" in judge.teaching_message(case, [], verdict, full_arrays=False)
+    assert "got (whole)" in judge.teaching_message(case, [], verdict, full_arrays=True)

@@ -303,9 +303,12 @@ def check_property(case, results, forms):
                 return bad
         for part, got in result.items():
             if np.asarray(got).dtype != bool:
-                finite = np.isfinite(np.asarray(got, dtype=np.float64)) | np.isneginf(np.asarray(got, dtype=np.float64))
+                got = np.asarray(got, dtype=np.float64)
+                finite = np.isfinite(got) | np.isneginf(got)
                 if not finite.all():
-                    return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf: {show(got)}")
+                    where = tuple(int(i) for i in np.argwhere(~finite)[0])
+                    return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf (first at {where}): "
+                                                 f"{show(got[where[:-2]] if got.ndim > 2 else got)}")
     prop = case.expect["property"]
     if prop == "same_across_calls":
         (first, bad1), (second, bad2) = (picked(res, p) for res, p in zip(results, case.expect["picks"]))
@@ -350,14 +353,18 @@ def evaluate(case, calls, results, expected, forms):
     return PASSED
 
 
-def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=False):
-    """The text a learner sees when `case` fails; with `full_arrays`, the whole arrays too (pytest -vv)."""
+def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
+    """The text a learner sees when `case` fails.
+
+    `full_arrays` (public tests only): True adds the whole arrays a verdict shows only a slice of
+    (pytest -vv), False says how to see them; None (the grader, the notebook) does neither.
+    """
     lines = [f"{case.step.module}.{case.function} — {case.concept}"]
     for k, kwargs in enumerate(calls):
         prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
     lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
-    if verdict.detail:
+    if verdict.detail and full_arrays is not None:
         lines += ["  " + line for line in verdict.detail.split("\n")] if full_arrays else \
                  ["  (pytest -vv shows the whole arrays)"]
     if diagnosis_text:
