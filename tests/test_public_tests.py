@@ -126,9 +126,11 @@ def test_an_endless_loop_in_a_function_fails_its_tests_and_the_run_ends(tmp_path
     code, out = run_limited(folder, "-rf")
     assert code == 1, out
     failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
-    assert failed and all("test_step4_softmax.py" in nodeid for nodeid, _ in failed), failed
-    for _, message in failed:
-        assert "step4_softmax.softmax() was stopped after 1 s: an endless loop?" in message, message
+    assert len(failed) == len(cases_for("step4_softmax", "public")), failed
+    assert all("test_step4_softmax.py" in nodeid for nodeid, _ in failed), failed
+    assert "step4_softmax.softmax() was stopped after 1 s: an endless loop?" in failed[0][1], failed
+    for _, message in failed[1:]:  # not run again: each would wait the whole limit
+        assert "softmax() was not run again: it was stopped after 1 s on an earlier test" in message, message
 
 
 def test_an_endless_loop_that_catches_exceptions_is_stopped_too(tmp_path):
@@ -233,6 +235,9 @@ def test_a_time_limit_inside_another_leaves_the_outer_one_running():
                 pass
             _spin(60)
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    with pytest.raises(TimeLimitExceeded, match=r"^outer was not run again: it was stopped after 0.5 s"):
+        with time_limit("outer", 0.5):
+            pytest.fail("the block of code already stopped once ran again")
 
 
 def test_only_the_public_tests_offer_the_whole_arrays():

@@ -50,15 +50,23 @@ def time_limit_seconds():
     return seconds
 
 
+_stopped = {}  # what -> its limit in seconds, for the code a time limit stopped in this run
+
+
 @contextmanager
 def time_limit(what, seconds=None):
     """Raise TimeLimitExceeded in the block after `seconds` (default `time_limit_seconds()`).
 
-    `what` names the code for the message ("step4_softmax.softmax()"). POSIX main thread only
+    `what` names the code for the message ("step4_softmax.softmax()"). Code once stopped is not run
+    again in the same run (each of a function's tests would wait the whole limit): the block is not
+    entered and TimeLimitExceeded says so. POSIX main thread only
     (SIGALRM): elsewhere (Windows, another thread) the block runs without a limit, and so does a
     block inside another `time_limit`, which keeps its own. Once fired, the alarm fires again every
     second until the block ends, in case the learner's code caught it.
     """
+    if what in _stopped:
+        raise TimeLimitExceeded(f"{what} was not run again: it was stopped after {_stopped[what]:g} s on an earlier "
+                                "test (an endless loop?)")
     seconds = time_limit_seconds() if seconds is None else seconds
     if not hasattr(signal, "setitimer") or signal.getitimer(signal.ITIMER_REAL)[0]:
         yield  # no timer here, or one already running (an enclosing limit): leave it alone
@@ -67,6 +75,7 @@ def time_limit(what, seconds=None):
 
     def stop(signum, frame):
         if armed[0]:
+            _stopped[what] = seconds
             raise TimeLimitExceeded(f"{what} was stopped after {seconds:g} s: an endless loop? "
                                     f"(the time limit is {seconds:g} s; {TIME_LIMIT_ENV}=20 gives more)")
 
