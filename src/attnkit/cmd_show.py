@@ -34,12 +34,16 @@ def register(sub):
     p.set_defaults(func=run, usage=p.error)
 
 
+def _frame_given(args):
+    return args.tq is not None or args.tk is not None or bool(args.pad or args.tokens)
+
+
 def custom_frame(args):
     """The Frame the options describe; UsageError when they do not fit together."""
     tokens = tuple(args.tokens or ())
-    n_key = args.tk or len(tokens) or args.tq
-    n_query = args.tq or n_key
-    if not n_key or n_key < 1 or n_query < 1:
+    n_key = args.tk if args.tk is not None else len(tokens) or args.tq
+    n_query = args.tq if args.tq is not None else n_key
+    if n_key is None or n_key < 1 or n_query < 1:
         raise UsageError("give a preset, or --tq/--tk (positive sizes) or --tokens")
     if n_query > n_key:
         raise UsageError(f"--tq ({n_query}) must be at most --tk ({n_key}): each new query needs its own key")
@@ -55,7 +59,7 @@ def custom_frame(args):
 def run(args):
     try:
         if args.mine is not None:
-            if args.preset or args.tq or args.tk or args.pad or args.tokens:
+            if args.preset or _frame_given(args):
                 raise UsageError("--mine takes FUNCTION ARG… and no frame options")
             if not args.mine:
                 raise UsageError("--mine needs a FUNCTION, e.g. --mine causal_visible 2 5")
@@ -64,7 +68,7 @@ def run(args):
             shown = show_mine(args.mine[0], args.mine[1:], Path(args.folder).resolve())
             print(shown.text)
             return 1 if shown.differs else 0
-        custom = args.tq or args.tk or args.pad or args.tokens
+        custom = _frame_given(args)
         if custom and args.preset:
             raise UsageError("give a preset or --tq/--tk/--pad/--tokens, not both")
         print(render(custom_frame(args) if custom else PRESETS[args.preset or "how-are-you"]))
