@@ -65,6 +65,10 @@ _TEXT = (
     ("mask_combined_with_or", "combined tables with OR (De Morgan slip)",
      "A key is readable only if every table allows it: combine visibility tables with & (AND).",
      "step3_masks#combine"),
+    ("mask_table_dropped", "combined only the first two tables; a further table was left out",
+     "combine_visible takes any number of tables: AND every one of them (loop over visibles, or "
+     "np.logical_and.reduce).",
+     "step3_masks#combine"),
     ("mask_zero_fill", "masked scores set to 0 (or a masked weight multiplied) instead of -inf",
      "A hidden key's score must be -inf so that exp gives weight 0; a score of 0 still gets weight.",
      "step3_masks#additive-mask"),

@@ -99,6 +99,12 @@ def _combine_with_or(*visibles):
     return reduce(np.logical_or, [np.asarray(v) for v in visibles])
 
 
+@slip("step3_masks", "combine_visible")
+def _combine_first_two(*visibles):
+    """visible where the first two tables allow it; any further table is left out."""
+    return ref("step3_masks", "combine_visible")(*visibles[:2])
+
+
 @slip("step3_masks", "additive_mask")
 def _additive_mask_inverted(visible, dtype=np.float64):
     """-inf where visible, 0 where hidden."""
@@ -224,6 +230,7 @@ SLIPS = {
     "mask_inverted": (_causal(lambda i, j, past: j > past + i), _causal(lambda i, j, past: j >= past + i),
                       _additive_mask_inverted),
     "mask_combined_with_or": (_combine_with_or,),
+    "mask_table_dropped": (_combine_first_two,),
     "mask_zero_fill": (_additive_mask_zero_one, _head(lambda S, table: _softmax_of(np.where(table, S, 0)))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
     "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
