@@ -7,6 +7,7 @@ what the result must be. The public tests, the grader, the nbgrader builder and 
 read cases through this module; see docs/CASES.md for the file format.
 """
 import copy
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -125,6 +126,20 @@ def invoke(fn, kwargs):
     __tracebackhide__ = True  # pytest shows the learner's frames, not this one
     args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
     return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
+
+
+def invoke_watched(fn, kwargs):
+    """(`invoke(fn, kwargs)`, [each RuntimeWarning the call emitted, as text with its file and line]).
+
+    numpy's usual error state applies (division by zero, overflow and invalid values warn), so a
+    result reached through NaN or inf is seen even when the learner's code cleaned it up afterwards.
+    """
+    __tracebackhide__ = True
+    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
+        warnings.simplefilter("always")
+        value = invoke(fn, kwargs)
+    return value, [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
+                   for w in caught if issubclass(w.category, RuntimeWarning)]
 
 
 def pick(outputs, text):

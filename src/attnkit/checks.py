@@ -208,6 +208,14 @@ def evaluate(case, calls, results, expected=_COMPUTE, forms=_COMPUTE):
     return _check_property(case, results) if expected is None else PASSED
 
 
+def warning_verdict(function, warned):
+    """The Verdict of results that were right but came with NumPy warnings (`warned`, their texts)."""
+    more = f" (and {len(warned) - 1} more)" if len(warned) > 1 else ""
+    return Verdict(False, "warning", f"{function}() gave the right values but emitted a warning on the way: "
+                                     f"{warned[0]}{more}\n  NaN or inf was computed and then hidden; a right "
+                                     "answer keeps every intermediate value finite (no NaN, no warning)")
+
+
 def teaching_message(case, calls, verdict, diagnosis_text=""):
     """The full text a learner sees when `case` fails."""
     lines = [f"{case.step.module}.{case.function} — {case.concept}"]

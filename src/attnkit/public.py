@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from . import checks
-from .cases import cases_for, invoke, named_outputs
+from .cases import cases_for, invoke_watched, named_outputs
 from .loader import StepLoadError, load_step
 from .paths import SOLUTIONS_DIR
 
@@ -75,10 +75,12 @@ def check_case(case, folder):
         pytest.fail(f"{case.step.filename} has no function {case.function}(): keep the name and signature "
                     "of the stub", pytrace=False)
     calls = case.build_calls()
-    raw = []
+    raw, warned = [], []
     for kwargs in calls:
         try:
-            raw.append(invoke(fn, copy.deepcopy(kwargs)))
+            value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
+            raw.append(value)
+            warned += emitted
         except NotImplementedError:
             raise
         except Exception as err:
@@ -90,6 +92,8 @@ def check_case(case, folder):
     except ValueError as err:
         pytest.fail(f"{case.step.module}.{case.function} — {err}", pytrace=False)
     verdict = checks.evaluate(case, calls, results)
+    if verdict.passed and warned:
+        verdict = checks.warning_verdict(case.function, warned)
     if not verdict.passed:
         pytest.fail(checks.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
 

@@ -30,6 +30,7 @@ import tempfile
 import time
 import traceback
 import types
+import warnings
 
 CONFIG = json.loads(sys.argv[1])
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -37,6 +38,7 @@ LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
+MAX_WARNINGS = 5  # per call, sent back with its result
 BASELINE = None  # numpy's and builtins' namespaces and numpy's error state, as the zygote left them
 
 
@@ -322,7 +324,7 @@ class Submission:
         if not callable(fn):
             return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
         try:
-            result = fn(*args, **kwargs)
+            result, warned = _watched(fn, args, kwargs)
         except NotImplementedError as err:
             return _reply(header, "not_done", self._describe(err), "NotImplementedError")
         except (MemoryError, KeyboardInterrupt, SystemExit) as err:
@@ -340,7 +342,8 @@ class Submission:
         size = sum(arr.nbytes for _, arr, _ in payload)
         if size > header["max_bytes"]:
             return _reply(header, "error", f"{function}() returned {size} bytes of arrays (at most {header['max_bytes']})")
-        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": ""}, payload)
+        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": "", "warnings": warned},
+                      payload)
 
     def tidy(self, header, arrays):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,
@@ -363,6 +366,17 @@ class Submission:
         for f in frames[-6:]:
             text += f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
         return text[:MAX_TEXT]
+
+
+def _watched(fn, args, kwargs):
+    """Mirror of attnkit.cases.invoke_watched: (fn's result, the RuntimeWarnings it emitted, as text)."""
+    import numpy as np
+    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
+        warnings.simplefilter("always")
+        result = fn(*args, **kwargs)
+    texts = [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
+             for w in caught if issubclass(w.category, RuntimeWarning)]
+    return result, [text[:300] for text in texts[:MAX_WARNINGS]]
 
 
 def _reply(header, status, error="", exc_type=""):

@@ -15,9 +15,10 @@ MODULE_NAME = "attnkit_notebook_checks"
 # specs that call the reference: the builder resolves those to stored arrays, so it is never reached.
 _COPIED = (
     (indexing, ("_PICK", "_SLICE_PART", "parse_index", "parse_pick")),
-    (cases, ("_DTYPES", "_GENERATORS", "_MODIFIERS", "_as_array", "build_arg", "invoke", "pick", "named_outputs")),
+    (cases, ("_DTYPES", "_GENERATORS", "_MODIFIERS", "_as_array", "build_arg", "invoke", "invoke_watched", "pick",
+             "named_outputs")),
     (checks, ("Verdict", "PASSED", "show", "describe_inputs", "check_form", "compare", "_picked", "_check_property",
-              "_COMPUTE", "_label", "evaluate", "teaching_message")),
+              "_COMPUTE", "_label", "evaluate", "warning_verdict", "teaching_message")),
 )
 
 

@@ -20,8 +20,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..cases import build_arg, invoke, named_outputs
-from ..checks import Verdict, evaluate, teaching_message
+from ..cases import build_arg, invoke_watched, named_outputs
+from ..checks import Verdict, evaluate, teaching_message, warning_verdict
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
@@ -133,10 +133,12 @@ class StepChecks:
         if not callable(fn):
             return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
                                              "first, and keep the function's name and signature"), ""
-        raw = []
+        raw, warned = [], []
         for kwargs in calls:
             try:
-                raw.append(invoke(fn, copy.deepcopy(kwargs)))
+                value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
+                raw.append(value)
+                warned += emitted
             except NotImplementedError as err:
                 if str(err) not in self.not_written:
                     self.not_written.append(str(err))
@@ -152,7 +154,7 @@ class StepChecks:
             return Verdict(False, "result", str(err)), ""
         verdict = _evaluate(case, calls, results, decode_outputs(spec["expected"]), decode_forms(spec.get("forms")))
         if verdict.passed:
-            return verdict, ""
+            return (warning_verdict(case.function, warned) if warned else verdict), ""
         with np.errstate(all="ignore"):
             diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
                               and _evaluate(case, calls, results, decode_outputs(m["outputs"])).passed), "")
