@@ -102,3 +102,26 @@ def test_the_notebook_fails_a_softmax_that_warns_on_the_way(tmp_path, monkeypatc
     assert isinstance(error, AssertionError), printed
     assert "FAILED (public check): step4_softmax.softmax — a row with no visible key gives all zeros" in printed
     assert "FAILED (hidden check)" in printed and WARNING in printed
+
+
+# ---------------------------------------------------------------- dtype messages name the array
+
+def test_a_float64_mask_is_named_as_the_array_that_promoted_float32(tmp_path):
+    folder = tmp_path / "exercises"
+    shutil.copytree(SOLUTIONS_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    _replace(folder / "step6_head.py", "M = additive_mask(visible, dtype=kq.dtype)", "M = additive_mask(visible)")
+    _replace(folder / "step3_masks.py", "return np.where(visible, 0.0, -np.inf).astype(dtype)",
+             "return np.where(visible, 0.0, -np.inf)")
+    graded = grade_path(folder)
+    failed = {t.name: t for t in graded.tests if t.status != "passed"}
+    assert {"attention_float32", "additive_mask_float32"} <= set(failed), sorted(failed)
+    for name in ("attention_float32", "additive_mask_float32"):
+        assert failed[name].diagnosis == "mask_dtype_missing", failed[name].output
+        assert "the mask array M is float64" in failed[name].output
+        assert "scalar promotes" not in failed[name].output
+
+
+def _replace(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")

@@ -64,7 +64,8 @@ def check_form(shape, dtype, got, label):
         return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
         return Verdict(False, "dtype", f"{label}: expected dtype {dtype}, got {got.dtype} "
-                                       "(float32 in must give float32 out; a numpy float64 scalar promotes it)")
+                                       "(float32 in must give float32 out: a float64 array or numpy float64 number met "
+                                       "on the way turns the result into float64)")
     return None
 
 

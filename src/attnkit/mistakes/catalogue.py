@@ -69,6 +69,11 @@ _TEXT = (
      "combine_visible takes any number of tables: AND every one of them (loop over visibles, or "
      "np.logical_and.reduce).",
      "step3_masks#combine"),
+    ("mask_dtype_missing", "the mask array M is float64: built without the scores' dtype",
+     "A float64 M added to float32 scores makes S, P and O float64. additive_mask must return the dtype "
+     "it is given (.astype(dtype)), and attention must ask for the scores' one: "
+     "additive_mask(visible, dtype=kq.dtype).",
+     "step3_masks#additive-mask"),
     ("mask_zero_fill", "masked scores set to 0 (or a masked weight multiplied) instead of -inf",
      "A hidden key's score must be -inf so that exp gives weight 0; a score of 0 still gets weight.",
      "step3_masks#additive-mask"),

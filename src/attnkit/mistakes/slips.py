@@ -117,6 +117,12 @@ def _additive_mask_zero_one(visible, dtype=np.float64):
     return np.asarray(visible).astype(dtype)
 
 
+@slip("step3_masks", "additive_mask")
+def _additive_mask_dtype_ignored(visible, dtype=np.float64):
+    """M of float64 whatever dtype was asked for."""
+    return ref("step3_masks", "additive_mask")(visible)
+
+
 def _swapped(function, reference_function):
     """`function` answering what `reference_function` answers (the two torch polarities)."""
     @slip("step3_masks", function)
@@ -192,6 +198,14 @@ def _head(weights):
 
 
 @slip("step6_head", "attention")
+def _mask_without_dtype(Q, K, V, visible=None):
+    """M = additive_mask(visible) without dtype: float64, so S, P and O become float64."""
+    S, table = _unmasked_scores(Q, K, visible)
+    P = _softmax_of(S + ref("step3_masks", "additive_mask")(table))
+    return ref("step5_values", "weighted_sum")(P, V), P
+
+
+@slip("step6_head", "attention")
 def _weights_on_keys(Q, K, V, visible=None):
     """O = P K."""
     return ref("step6_head", "attention")(Q, K, K, visible)
@@ -231,6 +245,7 @@ SLIPS = {
                       _additive_mask_inverted),
     "mask_combined_with_or": (_combine_with_or,),
     "mask_table_dropped": (_combine_first_two,),
+    "mask_dtype_missing": (_additive_mask_dtype_ignored, _mask_without_dtype),
     "mask_zero_fill": (_additive_mask_zero_one, _head(lambda S, table: _softmax_of(np.where(table, S, 0)))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
     "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
