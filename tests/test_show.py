@@ -80,28 +80,20 @@ def test_renderer_needs_only_the_standard_library_and_numpy():
 
 # ---------------------------------------------------------------- presets and frames
 
-def test_default_is_how_are_you_with_the_lesson_weights(capsys):
-    code, out, _ = _run(capsys)
+@pytest.mark.parametrize("argv, lines", [
+    ([], ['query ↓ / key →  "How"  " are"  " you"', '0 "How"           True   False   False',  # how-are-you
+          '1 " are"          True    True   False    1 " are"             0       0    -inf',
+          '2 " you"         0.8849  0.0563  0.0588']),  # the lesson's GPT-2 Head 0 weights
+    (["kv-cache"], ["T_q = 2, T_k = 5, past = T_k - T_q = 3", "0 (pos 3)        True  True  True  True  False",
+                    "1 (pos 4)        True  True  True  True   True"]),
+    (["padding"], ['0 "<pad>"              0       0       0       0',  # the padding query's P: zeros
+                   '3 " you"               0  0.3333  0.3333  0.3333']),
+], ids=["how-are-you (default)", "kv-cache", "padding"])
+def test_presets_show_the_lessons_frames(capsys, argv, lines):
+    code, out, _ = _run(capsys, *argv)
     assert code == 0
-    assert 'query ↓ / key →  "How"  " are"  " you"' in out
-    assert '2 " you"         0.8849  0.0563  0.0588' in out
-    assert '0 "How"           True   False   False' in out
-    assert "-inf" in out
-
-
-def test_kv_cache_preset_is_the_past3_new2_frame(capsys):
-    code, out, _ = _run(capsys, "kv-cache")
-    assert code == 0
-    assert "T_q = 2, T_k = 5, past = T_k - T_q = 3" in out
-    assert "0 (pos 3)        True  True  True  True  False" in out
-    assert "1 (pos 4)        True  True  True  True   True" in out
-
-
-def test_padding_preset_gives_the_padding_query_a_row_of_zeros(capsys):
-    code, out, _ = _run(capsys, "padding")
-    assert code == 0
-    p_grid = out.split("P = softmax")[1]
-    assert '0 "<pad>"              0       0       0       0' in p_grid
+    for line in lines:
+        assert line in out, (line, out)
 
 
 def test_frame_from_options_with_cjk_tokens_and_padding(capsys):
