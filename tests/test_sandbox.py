@@ -516,8 +516,8 @@ def weighted_sum(P, V):
 """
     sources = with_code("step4_softmax", code)
     sources["step5_values.py"] = "def weighted_sum(P, V):\n    while True:\n        pass\n"
-    run = run_submission(sources, JOBS, Limits(call_seconds=0.3))
-    assert sandbox.barrier_description().startswith("none: switched off by the test")
+    run = run_submission(sources, JOBS, Limits(call_seconds=0.3), allow_no_barrier=True)
+    assert run.isolation.startswith("none: switched off by the test")
     assert run.results["softmax#1"].status == "crashed" and "exit code 5" in run.results["softmax#1"].error
     assert run.results["weighted_sum"].status == "timeout"
     assert_correct(run, others("softmax#1", "weighted_sum"))
@@ -539,7 +539,18 @@ def softmax(S):
         print("SPY denied", type(err).__name__, "uid", os.getuid())
     return _reference_softmax(S)
 """
-    run = run_submission(with_code("step4_softmax", code), JOBS)
-    assert sandbox.barrier_description().startswith("none: switched off by the test")
+    run = run_submission(with_code("step4_softmax", code), JOBS, allow_no_barrier=True)
+    assert run.isolation.startswith("none: switched off by the test")
     assert_correct(run, others())
     assert "SPY read" not in run.stdout and "SPY denied PermissionError uid 65534" in run.stdout
+
+
+def test_without_the_barrier_the_sandbox_refuses_unless_allowed(no_barrier, tmp_path):
+    marker = tmp_path / "ran"
+    sources = with_code("step1_projection", f"open({str(marker)!r}, 'w').close()")
+    with pytest.raises(sandbox.BarrierUnavailable, match="switched off by the test"):
+        run_submission(sources, JOBS)
+    with pytest.raises(sandbox.BarrierUnavailable):
+        sandbox.barrier_description()
+    assert not marker.exists()
+    assert run_submission(sources, JOBS, allow_no_barrier=True).isolation.startswith("none:")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 
 def register(sub):
+    from .grader.sandbox_types import Limits
+
     p = sub.add_parser("grade", help="grade submissions with every case, public and hidden, in a sandbox")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a folder shaped like exercises/, or an .ipynb")
     p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
@@ -24,12 +26,19 @@ def register(sub):
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
-    p.add_argument("--call-seconds", type=float, default=2.0,
-                   help="time limit of one call of the learner's code (default 2)")
-    p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    limits = Limits()
+    p.add_argument("--call-seconds", type=float, default=limits.call_seconds,
+                   help=f"time limit of one call of the learner's code (default {limits.call_seconds:g})")
+    p.add_argument("--submission-seconds", type=float, default=limits.submission_seconds,
+                   help="time budget of a whole submission, imports and calls; then its remaining tests are "
+                        f"not run and score 0 (default {limits.submission_seconds:g})")
+    p.add_argument("--submission-result-bytes", type=int, default=limits.submission_result_bytes,
+                   help="budget of array bytes a submission's calls may return in all; then its remaining tests "
+                        f"are not run and score 0 (default {limits.submission_result_bytes})")
     p.add_argument("--allow-no-barrier", action="store_true",
-                   help="consent to grade even when the sandbox cannot build its OS barrier (no root or no "
-                        "CAP_SYS_ADMIN): learner code then runs without the private filesystem (docs/SECURITY.md)")
+                   help="grade even where learner code cannot be isolated (not root, no CAP_SYS_ADMIN, no "
+                        "unshare): it could then read the hidden cases and solutions")
+    p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
     p.set_defaults(func=run)
 
 
@@ -48,8 +57,7 @@ def run(args):
     from .grader.journal import Journal
     from .grader.plan import Plan
     from .grader.runners import SandboxRunner
-    from .grader.sandbox import Limits, barrier_description
-    from .grader.sandbox_zygote import ZygoteError
+    from .grader.sandbox import BarrierUnavailable, Limits, ZygoteError, barrier_description
     from .grader.terminal import printable, say
 
     try:
@@ -65,6 +73,19 @@ def run(args):
     notice = public_only_notice()
     if notice:
         say(f"attnkit grade: {notice}")
+    try:
+        isolation = barrier_description(args.allow_no_barrier)
+    except BarrierUnavailable as why:
+        print(f"attnkit grade: refusing to run learner code without isolation: {why}.\n"
+              "  Run the grader as root with CAP_SYS_ADMIN and util-linux `unshare` and libseccomp2 installed "
+              "(in Docker: --cap-add SYS_ADMIN, or a VM),\n  or pass --allow-no-barrier to grade anyway: learner "
+              "code could then read the hidden cases and solutions.", file=sys.stderr)
+        return 3
+    except ZygoteError as err:
+        say(f"attnkit grade: the sandbox could not run, nothing was graded: {err}")
+        return 3
+    limits = Limits(call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
+                    submission_result_bytes=args.submission_result_bytes)
     plan = Plan()
     feedback_names = {}
     path = journal_path(args)
@@ -92,7 +113,8 @@ def run(args):
         who = students.student(graded.submission, roster)
         if args.json:
             named = {"name": who.name} if roster is not None else {}
-            sys.stdout.write(json.dumps({**graded.as_spec(), "student": who.id, **named}) + "\n")
+            row = {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation}
+            sys.stdout.write(json.dumps(row) + "\n")
         else:
             if skipped:
                 print(f"{printable(graded.submission, keep='')}: already graded and unchanged since "
@@ -109,8 +131,8 @@ def run(args):
 
     try:
         if not args.json:
-            print(f"isolation: {barrier_description()}\n{POINTS_SPLIT}\n")
-        runner = SandboxRunner(Limits(call_seconds=args.call_seconds))
+            print(f"isolation: {isolation}\n{POINTS_SPLIT}\n")
+        runner = SandboxRunner(limits, args.allow_no_barrier)
         _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:
         write_csv(final=True)

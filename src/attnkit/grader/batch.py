@@ -21,6 +21,7 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
     `on_graded(graded, skipped)` is called once per submission, in the order they finish.
     """
     public = {p.case.name for p in plan.cases if p.case.public}
+    fingerprint = f"{plan.fingerprint}|{runner.settings}"  # other limits, other grades: regraded
     done, unreadable, todo = {}, {}, []
     for name in names:
         try:
@@ -30,7 +31,7 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
             continue
         except Exception as err:  # noqa: BLE001 - whatever reading it raised is this submission's problem
             sub = submissions.refused(name, f"{name} could not be read ({type(err).__name__}: {str(err)[:200]})")
-        key = journal.key(sub, plan.fingerprint) if journal else None
+        key = journal.key(sub, fingerprint) if journal else None
         stored = journal.get(key) if journal and not force else None
         if stored is not None:
             done[name] = Graded.from_record(stored, public)

@@ -48,6 +48,7 @@ class Graded:
     stdout: str = ""
     stderr: str = ""
     seconds: dict = field(default_factory=dict)  # {"run": sandbox, "calls": learner's calls in it, "judge": here}
+    isolation: str = ""  # what isolated the learner's code ("" when none of it ran)
 
     @property
     def diagnoses(self):
@@ -60,13 +61,14 @@ class Graded:
     def as_record(self):
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
         return {**self.as_spec(), "steps": {m: list(v) for m, v in self.steps.items()},
-                "stdout": self.stdout, "stderr": self.stderr}
+                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation}
 
     @classmethod
     def from_record(cls, record, public_names):
         tests = [TestResult(**t, public=t["name"] in public_names) for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
-                   {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"])
+                   {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
+                   isolation=record.get("isolation", ""))
 
 
 def grade_submission(plan, runner, sub):
@@ -83,10 +85,10 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     unreadable = unreadable or {}
     start = time.perf_counter()
     if problem:
-        results, stdout, stderr = {}, "", ""
+        results, stdout, stderr, isolation = {}, "", "", ""
     else:
         run = runner(sources, plan.jobs)
-        results, stdout, stderr = run.results, run.stdout, run.stderr
+        results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
@@ -101,7 +103,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         steps[module] = (float(worth) if passed == total else round(worth * passed / total, 6), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
-                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran})
+                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
 
 
 def _judge(plan, planned, results, problem, missing):
@@ -158,6 +160,8 @@ def _not_run(planned, result, problem):
     if result.status == "crashed":
         return ("error", f"{where}\n  the process running your code died before returning "
                          f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
+    if result.status == "budget":
+        return "timeout" if result.exc_type == "time" else "error", f"{where}\n  {result.error}", None
     if result.status == "load_error":
         return "error", f"{where}\n  your file could not be loaded: {result.error}", None
     with _DIAGNOSIS_LOCK:

@@ -23,7 +23,7 @@ def results(graded, cases, reveal_hidden=False):
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
               "visibility": "visible" if t.public else "after_published"}
              for t in graded.tests]
-    lines = [f"Score {graded.score:g} / {graded.max_score:g}. {POINTS_SPLIT}"]
+    lines = [f"Score {graded.score:g} / {graded.max_score:g}. {POINTS_SPLIT}", f"Isolation: {graded.isolation}"]
     lines += [f"  {m}: {s:g} / {w:g}" for m, (s, w) in graded.steps.items()]
     if graded.diagnoses:
         lines.append("Likely mistakes: " + ", ".join(graded.diagnoses))
@@ -31,7 +31,7 @@ def results(graded, cases, reveal_hidden=False):
         if text:
             lines += [f"{label}:", text[:_CAP]]
     return {"score": graded.score, "output": "\n".join(lines), "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests}
+            "stdout_visibility": "hidden", "tests": tests, "extra_data": {"isolation": graded.isolation}}
 
 
 def failed(output):

@@ -1,6 +1,6 @@
 """Run a learner's step functions in an isolated, unprivileged child and bring back plain arrays.
 
-    run_submission(sources, jobs, limits=Limits()) -> SubmissionRun
+    run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False) -> SubmissionRun
 
 `sources` maps file names to the learner's source ({"step4_softmax.py": "…"}; a missing step is
 absent). Each Job names a step, a function, the manifest's part names of its result and its
@@ -12,6 +12,8 @@ arguments. Every job gets a CallResult:
     timeout     no answer within Limits.call_seconds (the child is killed)
     crashed     exit, os._exit, a signal, MemoryError, the memory cap, KeyboardInterrupt, SystemExit
     load_error  the file is missing, has a syntax error, or raised while being imported
+    budget      not run (or cut short): the submission's time or result-byte budget was spent
+                (exc_type "time" or "bytes")
 
 A step is imported with the *reference* versions of the steps it depends on and of the provided
 modules (as attnkit.loader.load_step does), sent to the child as compiled code; the reference of
@@ -21,38 +23,43 @@ stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, ne
 
 Limits: call_seconds (wall time per call, and per import), memory_mb (RLIMIT_AS), output_bytes
 (stdout+stderr kept), result_bytes (arrays one call may return), max_timeouts_per_function (after
-that many timeouts a function's remaining jobs get "not_run" without running; None: run them all).
+that many timeouts a function's remaining jobs get "not_run" without running; None: run them all),
+submission_seconds and submission_result_bytes (the whole submission's budgets).
+
+Fails closed: when the barrier cannot be built, BarrierUnavailable (a ZygoteError) is raised unless
+`allow_no_barrier`. SubmissionRun.isolation says what isolated the run.
 
 Thread-safe: each concurrent call takes its own zygote from a per-process pool (a process forked
-from one that used the sandbox starts its own). The calling thread runs on its zygote's CPU for the
-duration of the call. See docs/SECURITY.md for what the barrier protects and what stays open
-without root.
+from one that used the sandbox starts its own). See docs/SECURITY.md for what the barrier protects
+and what stays open without it.
 """
 import atexit
 
 from .sandbox_runner import SubmissionRunner
 from .sandbox_types import CallResult, Job, Limits, SubmissionRun  # noqa: F401 - the API
-from .sandbox_zygote import ZygoteError, ZygotePool  # noqa: F401 - ZygoteError is raised to callers
+from .sandbox_zygote import BarrierUnavailable, ZygoteError, ZygotePool  # noqa: F401 - raised to callers
 
 _POOL = ZygotePool()
 atexit.register(_POOL.close)
 
 
-def barrier_description():
-    """What isolates learner code on this machine, in one sentence (for reports)."""
-    if _POOL.description is None:
-        with _POOL.zygote():
-            pass
-    return _POOL.description
+def barrier_description(allow_no_barrier=False):
+    """What isolates learner code on this machine, in one sentence (for reports).
+
+    Raises BarrierUnavailable (saying why) when there is no barrier and `allow_no_barrier` is False."""
+    with _POOL.zygote(allow_no_barrier) as holder:
+        return holder[0].barrier
 
 
-def run_submission(sources, jobs, limits=Limits()):
+def run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False):
     """Run `jobs` on the learner's `sources`; never raises for anything the learner's code does.
 
-    Raises ZygoteError only when the sandbox itself cannot run (the grader's problem)."""
+    Raises ZygoteError only when the sandbox itself cannot run (the grader's problem), and
+    BarrierUnavailable when it cannot isolate learner code and `allow_no_barrier` is False."""
     jobs = list(jobs)
-    with _POOL.zygote() as holder:
+    with _POOL.zygote(allow_no_barrier) as holder:
         runner = SubmissionRunner(holder, _POOL.replace, sources, limits)
         results = runner.run(jobs)
         stdout, stderr = runner.finish()
-    return SubmissionRun({job.key: results[job.key] for job in jobs}, stdout, stderr)
+        isolation = holder[0].barrier
+    return SubmissionRun({job.key: results[job.key] for job in jobs}, stdout, stderr, isolation)

@@ -1,14 +1,19 @@
 """The sandbox's filesystem barrier, applied by the zygote while it is still root.
 
-Never imported: sandbox_zygote concatenates it into the child program between sandbox_wire.py and
-sandbox_child.py, whose CONFIG (the zygote's settings) and LIBC (libc through ctypes) it uses when
-`apply_barrier` runs.
+Runs inside the sandbox's python (sandbox_child.main calls `apply_barrier`): it may import only the
+standard library.
 """
 import ctypes
 import os
+import socket
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+PRIVATE_TMPFS = "size=64m,nr_inodes=4096,mode=1777"  # /tmp and /dev/shm: bytes and inodes both capped
 
 
 def _mount(source, target, fstype, flags, data=None):
@@ -23,11 +28,11 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 ROOT_HOSTS = ("/mnt", "/media", "/srv", "/run", "/opt", "/tmp")  # where the new root may be built
 
 
-def _root_host():
+def _root_host(expose):
     """An existing folder that no exposed folder sits in: the new root's tmpfs is mounted on it, which
     must not hide python (a virtualenv may live in /tmp, e.g. inside a clone of the repository)."""
     for host in ROOT_HOSTS:
-        if os.path.isdir(host) and not any((e + "/").startswith(host + "/") for e in CONFIG["expose"]):
+        if os.path.isdir(host) and not any((e + "/").startswith(host + "/") for e in expose):
             return host
     raise RuntimeError(f"no folder among {ROOT_HOSTS} to build the sandbox's root in")
 
@@ -43,15 +48,16 @@ def _tmpfs(target, options, flags=MS_NOSUID | MS_NODEV):
     _mount("tmpfs", target, "tmpfs", flags, options)
 
 
-def apply_barrier():
+def apply_barrier(expose, hide, uid):
     """Make this mount namespace's root a new, minimal one: the system folders (SYSTEM) and
-    CONFIG["expose"] (python, numpy) bound read-only, a few /dev nodes, a fresh /proc of the PID
+    `expose` (python, numpy) bound read-only, a few /dev nodes, a fresh /proc of the PID
     namespace, private /tmp and /dev/shm. Nothing else of the disk (the kit, /work, /home, /root …)
-    is in it; CONFIG["hide"] is also covered should it sit inside a bound folder. Returns a description."""
+    is in it; `hide` is also covered should it sit inside a bound folder. Returns a description."""
     if os.getpid() != 1:
         raise RuntimeError("the zygote is not PID 1 of its own PID namespace")
+    socket.sethostname("sandbox")  # its own UTS namespace: the host's name stays the host's
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    new_root = _root_host()
+    new_root = _root_host(expose)
     _tmpfs(new_root, "size=16m,mode=0755")
     system = []
     for path in SYSTEM:
@@ -68,11 +74,11 @@ def apply_barrier():
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{new_root}/dev/{name}")
-    _tmpfs(new_root + "/dev/shm", "size=64m,mode=1777")
-    _tmpfs(new_root + "/tmp", "size=64m,mode=1777")
+    _tmpfs(new_root + "/dev/shm", PRIVATE_TMPFS)
+    _tmpfs(new_root + "/tmp", PRIVATE_TMPFS)
     os.makedirs(new_root + "/proc")
     _mount("proc", new_root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for path in CONFIG["expose"]:  # last: python may live under /tmp (a virtualenv in a clone)
+    for path in expose:  # last: python may live under /tmp (a virtualenv in a clone)
         if not any((path + "/").startswith(os.path.realpath(s) + "/") for s in system):
             os.makedirs(new_root + path, 0o755, exist_ok=True)
             _bind(path, new_root + path)
@@ -81,12 +87,12 @@ def apply_barrier():
     os.chroot(".")
     os.chdir("/")
     hidden = []
-    for path in CONFIG["hide"]:
+    for path in hide:
         if os.path.isdir(path):
             _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
             hidden.append(path)
-    return ("private root filesystem (only " + ", ".join(system + CONFIG["expose"]) + " read-only, "
-            + "a few /dev nodes, private /proc, /tmp and /dev/shm; "
+    return ("private root filesystem (only " + ", ".join(system + expose) + " read-only, "
+            + "a few /dev nodes, private /proc, /tmp and /dev/shm of 64 MB and 4096 inodes each; "
             + (f"{', '.join(hidden)} covered by empty tmpfs" if hidden else "the kit's folders absent")
-            + "), private PID and (empty) network namespaces, "
-            + f"submission code runs as uid {CONFIG['uid']} with no capabilities and no_new_privs")
+            + "), private PID, IPC, UTS and (empty) network namespaces, "
+            + f"submission code runs as uid {uid} with no capabilities and no_new_privs")

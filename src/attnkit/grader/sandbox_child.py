@@ -1,13 +1,15 @@
 """The sandboxed side of the grader: a zygote that forks one clean child per step of a submission.
 
-Never imported. The grader runs `python -I -S -B -c <sandbox_wire.py + sandbox_barrier.py + this
-file> CONFIG_JSON`, so the names of sandbox_wire (encode, read_message, plain_array, WireError) and
-of sandbox_barrier (apply_barrier) are globals here, and nothing of attnkit is importable (the
-barrier keeps the kit's folders out of this process's view).
+Runs in a separate `python -I -S -B` that never imports attnkit: sandbox_zygote starts it with a
+fixed bootstrap on its command line and sends, over the control socket (its stdin), its settings
+and the source of this module and of the ones it imports (sandbox_wire, sandbox_barrier,
+sandbox_seccomp), which the bootstrap runs as the package `sandbox` whose only modules they are.
+No path of the kit is on its command line, its sys.path or its modules' names. Tests import this
+module as attnkit.grader.sandbox_child.
 
-The zygote (with the barrier: PID 1 of its own PID and mount namespaces, still root) swaps in a
-minimal root filesystem without the kit, warms numpy up once, then serves the grader over the
-control socket (CONFIG["fd"]):
+The zygote (with the barrier: PID 1 of its own PID, mount, IPC, UTS and network namespaces, still
+root) swaps in a minimal root filesystem without the kit, denies user namespaces (seccomp), warms
+numpy up once, then serves the grader over the control socket:
   spawn  -> fork a submission child, send the grader its socket (SCM_RIGHTS) and {"pid"}
   reset  -> kill every process the submission started, reap them
   finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
@@ -17,7 +19,6 @@ and its protocol socket on fd 3, then answers the grader's "load", "call" and "t
 import ctypes
 import gc
 import io
-import json
 import linecache
 import marshal
 import os
@@ -32,10 +33,12 @@ import traceback
 import types
 import warnings
 
-CONFIG = json.loads(sys.argv[1])
-LIBC = ctypes.CDLL(None, use_errno=True)
-LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+from .sandbox_barrier import LIBC, apply_barrier
+from .sandbox_seccomp import deny_user_namespaces
+from .sandbox_wire import Reader, WireError, encode, plain_array, read_message
+
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
+CLONE_NEWIPC = 0x08000000
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
 MAX_WARNINGS = 5  # per call, sent back with its result
@@ -45,8 +48,10 @@ BASELINE = None  # numpy's and builtins' namespaces and numpy's error state, as 
 # ---------------------------------------------------------------- zygote
 
 class Zygote:
-    def __init__(self, ctl):
-        self.ctl = ctl
+    """`settings`: "uid"/"gid" of learner code (None: stay), "barrier" (bool), "expose" (python's folders)."""
+
+    def __init__(self, ctl, settings):
+        self.ctl, self.settings = ctl, settings
         self.scratch = None  # per-submission folder: out, err, work/
         self.children = set()
 
@@ -77,8 +82,8 @@ class Zygote:
             os.chmod(self.scratch, 0o711)
             work = os.path.join(self.scratch, "work")
             os.mkdir(work, 0o700)
-            if CONFIG["uid"] is not None:
-                os.chown(work, CONFIG["uid"], CONFIG["gid"])
+            if self.settings["uid"] is not None:
+                os.chown(work, self.settings["uid"], self.settings["gid"])
         return self.scratch
 
     def spawn(self, limits):
@@ -90,7 +95,7 @@ class Zygote:
         if pid == 0:
             try:
                 mine.close()
-                become_submission(self.ctl, theirs, out, err, os.path.join(scratch, "work"), limits)
+                become_submission(self.ctl, theirs, out, err, os.path.join(scratch, "work"), limits, self.settings)
             finally:
                 os._exit(70)
         self.children.add(pid)
@@ -150,19 +155,21 @@ class Zygote:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
-        if CONFIG["barrier"]:  # the private /tmp and /dev/shm: nothing passes to the next submission
+        if self.settings["barrier"]:  # the private /tmp, /dev/shm, System V IPC: nothing passes to the next submission
             for folder in ("/tmp", "/dev/shm"):
-                _empty(folder)
+                _empty(folder, self.settings["expose"])
+            if LIBC.unshare(CLONE_NEWIPC) != 0:  # the old namespace, its segments with it, ends with its last process
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC) failed")
         return {"op": "finished", "totals": totals}, texts
 
 
-def _empty(folder):
-    """Delete what `folder` holds, except the exposed folders bound into it and the folders leading to them."""
+def _empty(folder, expose):
+    """Delete what `folder` holds, except the `expose`d folders bound into it and the folders leading to them."""
     for entry in os.scandir(folder):
-        keep = [e for e in CONFIG["expose"] if (e + "/").startswith(entry.path + "/")]
+        keep = [e for e in expose if (e + "/").startswith(entry.path + "/")]
         if keep and entry.is_dir(follow_symlinks=False):
             if entry.path not in keep:
-                _empty(entry.path)
+                _empty(entry.path, expose)
         elif entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
         else:
@@ -192,8 +199,8 @@ def _kill(pid):
 
 
 def _children_of(parent, everyone=False):
-    """Live processes whose parent is `parent`; with `everyone` in a PID namespace, every live
-    process of the namespace but PID 1 and `parent` itself."""
+    """Live processes whose parent is `parent`; with `everyone` (in a PID namespace of our own),
+    every live process of the namespace but PID 1 and `parent` itself."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != parent:
@@ -202,7 +209,7 @@ def _children_of(parent, everyone=False):
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            mine = fields[1] == str(parent) or (everyone and CONFIG["barrier"] and entry != "1")
+            mine = fields[1] == str(parent) or (everyone and entry != "1")
             if mine and fields[0] != "Z":
                 found.append(int(entry))
     return found
@@ -232,7 +239,7 @@ def _recv_exact(sock, n):
 
 # ---------------------------------------------------------------- submission child
 
-def become_submission(ctl, sock, out, err, work, limits):
+def become_submission(ctl, sock, out, err, work, limits, settings):
     """In the forked child: isolate, drop privileges, then serve the grader on fd 3. Never returns."""
     ctl.detach()  # its fd is closed below; the zygote keeps the socket
     os.setsid()
@@ -248,10 +255,10 @@ def become_submission(ctl, sock, out, err, work, limits):
                          (resource.RLIMIT_FSIZE, 32 * mb), (resource.RLIMIT_NPROC, 64),
                          (resource.RLIMIT_NOFILE, 256), (resource.RLIMIT_CPU, limits["cpu_seconds"])):
         resource.setrlimit(limit, (value, value))
-    if CONFIG["uid"] is not None:
+    if settings["uid"] is not None:
         os.setgroups([])
-        os.setresgid(CONFIG["gid"], CONFIG["gid"], CONFIG["gid"])
-        os.setresuid(CONFIG["uid"], CONFIG["uid"], CONFIG["uid"])
+        os.setresgid(settings["gid"], settings["gid"], settings["gid"])
+        os.setresuid(settings["uid"], settings["uid"], settings["uid"])
     LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
@@ -261,15 +268,15 @@ def become_submission(ctl, sock, out, err, work, limits):
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.argv = [""]
-    Submission(socket.socket(fileno=PROTOCOL_FD)).serve()
+    Submission(socket.socket(fileno=PROTOCOL_FD), own_pid_namespace=settings["barrier"]).serve()
     os._exit(0)
 
 
 class Submission:
     """The learner's modules of a group of steps, with the reference modules they import."""
 
-    def __init__(self, sock):
-        self.sock = sock
+    def __init__(self, sock, own_pid_namespace):
+        self.sock, self.own_pid_namespace = sock, own_pid_namespace
         self.modules, self.filenames = {}, set()
         self.streams = (sys.stdout, sys.stderr)
 
@@ -351,7 +358,8 @@ class Submission:
         import builtins
         import numpy as np
         np_dict, builtins_dict, err = BASELINE
-        clean = (len(os.listdir("/proc/self/task")) == 1 and not _children_of(os.getpid(), everyone=True)
+        clean = (len(os.listdir("/proc/self/task")) == 1
+                 and not _children_of(os.getpid(), everyone=self.own_pid_namespace)
                  and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
                                                              signal.ITIMER_PROF))
                  and all(np.__dict__.get(k) is v for k, v in np_dict.items())
@@ -437,26 +445,39 @@ def _warm_up():
     dataclasses.dataclass(frozen=True)(type("Warm", (), {"__annotations__": {"x": int}}))
 
 
+def main(ctl, config):
+    """Run the zygote: `ctl` is the control socket (fd 0 as started), `config` the grader's settings
+    ("barrier", "expose", "hide", "uid", "gid"). Returns when the grader closes the socket."""
+    ctl = socket.socket(fileno=os.dup(ctl.detach()))
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    settings = _prepare(ctl, config)
+    config.clear()  # the hidden paths, from this frame and the bootstrap's globals: learner code can walk both
+    if settings is not None:
+        Zygote(ctl, settings).serve()
 
-def main():
-    ctl = socket.socket(fileno=CONFIG["fd"])
+
+def _prepare(ctl, config):
+    """Barrier, warm-up, seccomp; tell the grader "ready" (with the isolation) or "failed" (why).
+    Returns the settings the zygote keeps, or None when it failed."""
     try:
-        if CONFIG.get("cpu") is not None:
-            os.sched_setaffinity(0, {CONFIG["cpu"]})  # the grader's thread joins it while it waits on us
-        barrier = apply_barrier() if CONFIG["barrier"] else "none"
+        barrier = (apply_barrier(config["expose"], config["hide"], config["uid"]) if config["barrier"]
+                   else "none")
         if os.getpid() != 1:
             LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         _warm_up()
+        try:
+            deny_user_namespaces()
+            barrier += ", user namespaces denied (seccomp)"
+        except OSError:
+            if config["barrier"]:
+                raise  # a barrier without it is not the barrier the report describes
     except BaseException as err:  # noqa: BLE001 - report why, then give up
         ctl.sendall(encode({"op": "failed", "error": f"{type(err).__name__}: {err}"}))
-        return
+        return None
     global BASELINE
     import builtins
     import numpy as np
     BASELINE = (dict(np.__dict__), dict(builtins.__dict__), np.geterr())  # what Submission.tidy expects
     gc.freeze()  # children's garbage collections skip the zygote's objects: fewer copied pages
     ctl.sendall(encode({"op": "ready", "barrier": barrier}))
-    Zygote(ctl).serve()
-
-
-main()
+    return {key: config[key] for key in ("barrier", "expose", "uid", "gid")}  # no hidden paths

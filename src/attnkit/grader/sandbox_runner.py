@@ -5,13 +5,17 @@ modules' (shape_checks); each step that imports earlier steps gets a child of it
 reference versions. So no child ever holds the reference of a step it grades. A shared child is
 replaced before the next step whenever the previous one left something behind (a thread, a process,
 a timer, a patched numpy or builtins), and after any crash, timeout, garbled answer or failed import.
+
+A submission has budgets (Limits.submission_seconds, .submission_result_bytes): once one is spent,
+the call running is cut short and every remaining job gets status "budget", without running. A
+result that would take the bytes past the budget is dropped, so a submission holds at most its
+budget plus one call's cap of arrays here.
 """
 import itertools
 import marshal
 import secrets
 import time
-import threading
-from collections import Counter, OrderedDict, deque
+from collections import Counter, deque
 from functools import lru_cache
 
 import numpy as np
@@ -22,6 +26,7 @@ from .sandbox_types import result
 from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, read_message
 from .sandbox_zygote import ZygoteError
 
+BUDGET_SPENT = "not run (budget spent)"
 _MAX_HEADER = 1 << 20
 _MAX_TEXT = 4000
 _MAX_WARNINGS = 5  # kept per call (the child sends no more)
@@ -67,31 +72,13 @@ def _pack(value, arrays):
     raise TypeError(f"cannot send an argument of type {type(value).__name__} to the sandbox")
 
 
-_ENCODED, _ENCODED_LOCK = OrderedDict(), threading.Lock()
-_ENCODED_LIMIT, _ENCODED_COUNT = 64 << 20, 8192  # bytes of array payload, jobs remembered
-_ENCODED_BYTES = 0
-
-
+@lru_cache(maxsize=1024)
 def _encoded_arguments(job):
-    """(kwargs tree, array specs, payload) of a job's arguments, remembered for the jobs seen last:
-    a grading run sends the same jobs for every submission. The entry keeps the job alive, so its
-    id cannot be reused while remembered."""
-    global _ENCODED_BYTES
-    with _ENCODED_LOCK:
-        entry = _ENCODED.get(id(job))
-        if entry is not None and entry[0] is job:
-            _ENCODED.move_to_end(id(job))
-            return entry[1]
+    """(kwargs tree, array specs, payload) of a job's arguments, remembered for the jobs seen last (a
+    grading run sends the same ~100 jobs, ~3 MB of arguments, for every submission)."""
     arrays = []
     kwargs = {name: _pack(value, arrays) for name, value in job.kwargs.items()}
-    encoded = (kwargs, *encode_arrays(arrays))
-    with _ENCODED_LOCK:
-        if id(job) not in _ENCODED:
-            _ENCODED[id(job)] = (job, encoded)
-            _ENCODED_BYTES += len(encoded[2])
-        while (_ENCODED_BYTES > _ENCODED_LIMIT or len(_ENCODED) > _ENCODED_COUNT) and len(_ENCODED) > 1:
-            _ENCODED_BYTES -= len(_ENCODED.popitem(last=False)[1][1][2])
-    return encoded
+    return (kwargs, *encode_arrays(arrays))
 
 
 class SubmissionRunner:
@@ -103,6 +90,8 @@ class SubmissionRunner:
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
+        self.deadline = time.monotonic() + limits.submission_seconds
+        self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
 
     def _nonce(self):
         return f"{self._prefix}{next(self._nonces)}"
@@ -161,11 +150,40 @@ class SubmissionRunner:
             self.replace(self.holder)
             return ""
 
+    def _spent(self):
+        """The "budget" CallResult for jobs not run once a budget is spent, else None."""
+        if self.bytes_left < 0:
+            return result("budget", f"{BUDGET_SPENT}: this submission's results reached its budget of "
+                                    f"{self.limits.submission_result_bytes} bytes (arrays far larger than the "
+                                    "inputs need?); its remaining tests score 0", "bytes")
+        if time.monotonic() >= self.deadline:
+            return result("budget", f"{BUDGET_SPENT}: this submission used up its time budget of "
+                                    f"{self.limits.submission_seconds:g} s (imports or calls that sleep or loop?); "
+                                    "its remaining tests score 0", "time")
+        return None
+
+    def _due(self, since):
+        """When an answer requested at `since` must have come: the call's limit or the submission's."""
+        return min(since + self.limits.call_seconds, self.deadline)
+
+    def _counted(self, res):
+        """`res`, or the budget's result when its arrays do not fit in what is left of the byte budget."""
+        if res.status == "ok":
+            size = sum(part.nbytes for part in res.parts.values())
+            self.bytes_left = self.bytes_left - size if size <= self.bytes_left else -1
+            if self.bytes_left < 0:
+                return self._spent()
+        return res
+
     def _run_step(self, step, jobs, results):
         filename = f"{step}.py"
         source = self.sources.get(filename)
         queue, timeouts = deque(jobs), Counter()
         while queue:
+            spent = self._spent()
+            if spent is not None:
+                results.update((job.key, spent) for job in queue)
+                return
             if source is None or self._skipped(queue[0], timeouts, results):
                 if source is None:
                     results[queue[0].key] = result("load_error", f"{filename} is missing")
@@ -200,7 +218,7 @@ class SubmissionRunner:
         inflight, outstanding, since = deque(), 0, time.monotonic()
         while queue or inflight:
             chunks, was_empty = [], not inflight
-            while queue and len(inflight) < _WINDOW_CALLS:
+            while queue and len(inflight) < _WINDOW_CALLS and self._spent() is None:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
@@ -218,9 +236,9 @@ class SubmissionRunner:
             self._send(chunks)
             job, nonce, size = inflight.popleft()
             outstanding -= size
-            res = self._answer(job, nonce, since)
+            res = self._counted(self._answer(job, nonce, since))
             since = time.monotonic()
-            if res.status in ("timeout", "crashed") or res.exc_type == "ProtocolError":
+            if res.status in ("timeout", "crashed", "budget") or res.exc_type == "ProtocolError":
                 ended = self._end_child(0.05 if res.status == "crashed" else 0.0)
                 if res.status == "crashed" and ended:
                     res = result("crashed", f"{res.error} ({ended})", res.exc_type, res.seconds)
@@ -236,7 +254,7 @@ class SubmissionRunner:
         Raises TimeoutError, EOFError/OSError (the child died) or WireError (garbled answer)."""
         nonce = self._nonce()
         start = time.monotonic()
-        deadline = start + self.limits.call_seconds
+        deadline = self._due(start)
         self.sock.settimeout(self.limits.call_seconds)
         self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
         reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER, max_payload)
@@ -246,6 +264,8 @@ class SubmissionRunner:
 
     def _failure(self, err, what, seconds, during=""):
         """The CallResult for an exchange that did not get a well-formed answer."""
+        if isinstance(err, TimeoutError) and time.monotonic() >= self.deadline:
+            return self._spent()
         if isinstance(err, TimeoutError):
             return result("timeout", f"{what} did not finish{during} within {self.limits.call_seconds:g} s", "",
                           seconds)
@@ -291,7 +311,7 @@ class SubmissionRunner:
 
     def _answer(self, job, nonce, since):
         """The CallResult of `job` from the child's next answer, due `call_seconds` after `since`."""
-        deadline = since + self.limits.call_seconds
+        deadline = self._due(since)
         try:
             reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
                                         self.limits.result_bytes)

@@ -9,9 +9,11 @@ class Limits:
     output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
     max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run
+    submission_seconds: float = 30.0  # wall time of the whole submission: imports and calls
+    submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # equal only to itself: hashable by identity, whatever its kwargs hold
 class Job:
     key: str  # caller's id, e.g. "softmax_fully_masked_row_is_zero#0"
     step: str  # step module, e.g. "step6_head"
@@ -22,7 +24,7 @@ class Job:
 
 @dataclass(frozen=True)
 class CallResult:
-    status: str  # "ok" | "not_done" | "error" | "timeout" | "not_run" | "crashed" | "load_error"
+    status: str  # "ok" | "not_done" | "error" | "timeout" | "not_run" | "crashed" | "load_error" | "budget"
     parts: dict | None  # part name -> np.ndarray (numeric or bool) when status == "ok", else None
     error: str  # "" or exception type + message + the learner-file lines of the traceback
     exc_type: str  # "" or the exception class name, e.g. "ValueError"
@@ -35,6 +37,7 @@ class SubmissionRun:
     results: dict  # job key -> CallResult, one per job
     stdout: str  # the learner's captured stdout (capped), never parsed
     stderr: str
+    isolation: str = ""  # what isolated the learner's code (barrier_description's words)
 
 
 def result(status, error="", exc_type="", seconds=0.0, parts=None, warnings=()):

@@ -6,8 +6,8 @@ back). Nothing is ever pickled. `read_message` validates everything it is given 
 depth, types of the array entries, dtype allowlist, shapes), so garbage from the child becomes a WireError, never a crash or a huge
 allocation.
 
-This file is also run as source text inside the child, before sandbox_child.py: it may import only
-the standard library and numpy.
+This module also runs inside the sandbox (as `sandbox.sandbox_wire`, see sandbox_zygote): it may
+import only the standard library and numpy.
 """
 import json
 import math

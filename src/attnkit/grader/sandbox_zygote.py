@@ -2,9 +2,11 @@
 forks a sandboxed child per step of a submission (see sandbox_child.py for the other side).
 
 Starting a zygote costs ~0.2 s; forking a child from it ~1 ms. A zygote serves one submission at a
-time; `ZygotePool` keeps one per concurrent caller. With root rights and `unshare` the zygote is
-PID 1 of private PID and mount namespaces and applies the barrier (a minimal root filesystem, an
-unprivileged uid for learner code); otherwise it runs without one (docs/SECURITY.md).
+time; `ZygotePool` keeps one per concurrent caller. With root rights (CAP_SYS_ADMIN) and `unshare`
+the zygote is PID 1 of private PID, mount, IPC, UTS and network namespaces and applies the barrier
+(a minimal root filesystem, an unprivileged uid for learner code, no user namespaces). When the
+barrier cannot be built the pool refuses (BarrierUnavailable) unless told `allow_no_barrier`; then,
+as root, learner code still runs as `nobody` (docs/SECURITY.md).
 """
 import json
 import os
@@ -17,6 +19,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -33,12 +36,31 @@ class ZygoteError(Exception):
     """The zygote could not start or stopped answering: the grader's problem, not the learner's."""
 
 
-_PRELUDE = "import json, sys\nsys.path.extend(json.loads(sys.argv[1])['path'])  # numpy's site folder\n"
+class BarrierUnavailable(ZygoteError):
+    """The barrier cannot be built here and running without it was not allowed; str() says why."""
 
 
-def _program():
-    return _PRELUDE + "\n".join((_HERE / name).read_text(encoding="utf-8")
-                                 for name in ("sandbox_wire.py", "sandbox_barrier.py", "sandbox_child.py"))
+# The zygote's whole command line: it reads its settings and code from the control socket (stdin),
+# so /proc/1/cmdline inside the sandbox shows no setting and no path of the kit.
+_BOOTSTRAP = """import json, socket, sys, types
+ctl = socket.socket(fileno=0)
+config = json.loads(ctl.makefile("rb", buffering=0).readline())
+sys.path[:0] = config.pop("path")
+package = sys.modules["sandbox"] = types.ModuleType("sandbox")
+package.__path__ = []
+for name, source in config.pop("modules"):
+    module = sys.modules["sandbox." + name] = types.ModuleType("sandbox." + name)
+    module.__package__ = "sandbox"
+    exec(compile(source, "<sandbox " + name + ">", "exec", dont_inherit=True), module.__dict__)
+del name, source, module
+sys.modules["sandbox.sandbox_child"].main(ctl, config)
+"""
+_CHILD_MODULES = ("sandbox_wire", "sandbox_barrier", "sandbox_seccomp", "sandbox_child")  # in import order
+
+
+@lru_cache(maxsize=None)
+def _child_sources():
+    return tuple((name, (_HERE / f"{name}.py").read_text(encoding="utf-8")) for name in _CHILD_MODULES)
 
 
 def _outermost(folders):
@@ -47,17 +69,16 @@ def _outermost(folders):
     return [f for f in folders if not any(f != o and f.startswith(o.rstrip("/") + "/") for o in folders)]
 
 
-def _config(fd, barrier):
+def _config(barrier, drop_to_nobody):
     numpy_site = str(Path(np.__file__).resolve().parents[1])
     expose = _outermost(os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, numpy_site))
     secret = [str(p) for p in (paths.ROOT, paths.PACKAGE_DIR, paths.SOLUTIONS_DIR, paths.DATA_DIR)]
     # a folder holding python itself (a virtualenv inside the repository) cannot be hidden whole
     hide = _outermost(s for s in secret if not any((e + "/").startswith(s.rstrip("/") + "/") for e in expose))
-    # as root, learner code always runs as nobody: without the barrier (no CAP_SYS_ADMIN, as in
-    # Gradescope's containers) the uid is what keeps root-only secrets and results out of its reach
-    nobody = pwd.getpwnam("nobody") if os.geteuid() == 0 else None
-    return {"fd": fd, "barrier": barrier, "expose": expose, "hide": hide, "path": [numpy_site],
-            "uid": nobody.pw_uid if nobody else None, "gid": nobody.pw_gid if nobody else None}
+    nobody = pwd.getpwnam("nobody") if drop_to_nobody else None
+    return {"barrier": barrier, "expose": expose, "hide": hide, "path": [numpy_site],
+            "uid": nobody.pw_uid if nobody else None, "gid": nobody.pw_gid if nobody else None,
+            "modules": _child_sources()}
 
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": "/tmp",
@@ -71,40 +92,86 @@ def barrier_possible():
         return False, "the grader does not run as root"
     if shutil.which("unshare") is None:
         return False, "util-linux `unshare` is not installed"
-    try:
-        pwd.getpwnam("nobody")
-    except KeyError:
+    if not _has_nobody():
         return False, "there is no user `nobody`"
     return True, ""
 
 
+def _has_nobody():
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        return False
+    return True
+
+
+def _can_change_user():
+    """Root with CAP_SETUID and CAP_SETGID (a default Docker container keeps both)."""
+    if os.geteuid() != 0 or not _has_nobody():
+        return False
+    try:
+        with open("/proc/self/status") as f:
+            effective = int(next(line.split()[1] for line in f if line.startswith("CapEff:")), 16)
+    except (OSError, StopIteration, ValueError):
+        return False
+    return all(effective >> bit & 1 for bit in (6, 7))  # CAP_SETGID, CAP_SETUID
+
+
+def _open_to_others(folder):
+    """Can a user other than the owner list `folder` and reach it (every parent searchable by others)?"""
+    path = Path(os.path.realpath(folder))
+    modes = [p.stat().st_mode for p in (path, *path.parents)]
+    return bool(modes[0] & 0o004) and all(mode & 0o001 for mode in modes)
+
+
+def _without_barrier(why, told):
+    """What isolates learner code when the barrier could not be built (`told`: the zygote's own words)."""
+    denied = ", user namespaces denied (seccomp)" if "user namespaces denied" in told else ""
+    if _can_change_user():
+        who = (f"learner code runs as uid {pwd.getpwnam('nobody').pw_uid} (nobody) with no capabilities and "
+               "no_new_privs" + denied
+               + ", in a clean environment; it can still read every world-readable file (the kit's solutions "
+               "and hidden cases among them), see every process and write to world-writable folders")
+        closed = [p for p in (sys.base_prefix, sys.prefix) if not _open_to_others(p)]
+        if closed:
+            who += (f"; {', '.join(closed)} is not readable by nobody: learner code can import only the modules "
+                    "the sandbox loaded before dropping to nobody")
+    else:
+        who = (f"learner code runs as the grader's own user (uid {os.geteuid()}) in a clean environment"
+               + denied + "; it can read and write whatever that user can, the hidden cases and solutions included")
+    return f"none: {why}; {who}"
+
+
 class Zygote:
-    def __init__(self, barrier, cpu=None):
-        self.cpu = cpu
+    def __init__(self, barrier, drop_to_nobody):
         self.ctl, theirs = socket.socketpair()
-        config = json.dumps({**_config(theirs.fileno(), barrier), "cpu": cpu})
-        python = [sys.executable, "-I", "-S", "-B", "-c", _program(), config]
-        prefix = ["unshare", "--mount", "--pid", "--net", "--fork", "--kill-child", "--propagation", "private",
-                  "--mount-proc"] if barrier else []
+        python = [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _BOOTSTRAP]  # not a venv's path
+        prefix = ["unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child",
+                  "--propagation", "private", "--mount-proc"] if barrier else []
         self._log = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(prefix + python, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(prefix + python, env=ENV, cwd="/", stdin=theirs.fileno(),
+                                         stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True)
         except OSError as err:
             self.ctl.close()
             raise ZygoteError(f"cannot start the sandbox zygote: {err}") from None
         finally:
             theirs.close()
         try:
+            self.ctl.sendall(json.dumps(_config(barrier, drop_to_nobody)).encode("utf-8") + b"\n")
             header, _ = self._read(_STARTUP_SECONDS)
-        except ZygoteError:
+        except (OSError, ZygoteError) as err:
+            try:
+                self.proc.wait(1.0)  # it is ending: what it wrote says why
+            except subprocess.TimeoutExpired:
+                pass
+            told = self._startup_log().strip() or str(err)
             self.close()
-            raise
+            raise ZygoteError(f"the sandbox zygote did not start ({told})") from None
         if header.get("op") != "ready":
             self.close()
             raise ZygoteError(f"the sandbox zygote failed to start: {header.get('error')}")
-        self.barrier = header["barrier"]
+        self.isolated, self.barrier = barrier, header["barrier"]
 
     def _startup_log(self):
         self._log.seek(0)
@@ -180,21 +247,6 @@ def recv_exact(sock, n, deadline):
     return buf
 
 
-@contextmanager
-def _pinned(cpu):
-    """Run the calling thread on `cpu` (its zygote's) meanwhile: a wake-up on the same CPU costs a
-    fraction of one across CPUs, and a submission makes a few hundred of them."""
-    allowed = os.sched_getaffinity(0)
-    if cpu is None or cpu not in allowed or len(allowed) == 1:
-        yield
-        return
-    os.sched_setaffinity(0, {cpu})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, allowed)
-
-
 class ZygotePool:
     """Idle zygotes, one taken per running submission: safe to use from many threads at once.
 
@@ -204,37 +256,40 @@ class ZygotePool:
     def __init__(self):
         self._lock = threading.Lock()
         self._idle, self._pid = [], os.getpid()
-        # zygotes take the CPUs in turn; grader processes (each with its own pool) start apart
-        self._cpus, self._started = sorted(os.sched_getaffinity(0)), os.getpid()
-        self.description = None
 
-    def _start(self, cpu=None):
-        if cpu is None:
-            with self._lock:
-                cpu, self._started = self._cpus[self._started % len(self._cpus)], self._started + 1
+    def _start(self, allow_no_barrier):
         possible, why = barrier_possible()
         if possible:
             try:
-                return Zygote(barrier=True, cpu=cpu)
+                return Zygote(barrier=True, drop_to_nobody=True)
             except ZygoteError as err:
-                why = f"setting it up failed ({str(err)[:300]})"
-        zygote = Zygote(barrier=False, cpu=cpu)
-        zygote.barrier = f"none: {why}; only a clean environment, sys.path and working folder"
+                told = str(err)[:300].strip()
+                why = (f"the namespaces could not be set up (root without CAP_SYS_ADMIN, as in a default Docker "
+                       f"container?): {told}" if "unshare" in told else f"setting it up failed: {told}")
+        if not allow_no_barrier:
+            raise BarrierUnavailable(why)
+        zygote = Zygote(barrier=False, drop_to_nobody=_can_change_user())
+        zygote.barrier = _without_barrier(why, zygote.barrier)
         return zygote
 
     @contextmanager
-    def zygote(self):
+    def zygote(self, allow_no_barrier=False):
+        """A zygote for one submission; one without the barrier only when `allow_no_barrier`."""
         with self._lock:
             if self._pid != os.getpid():
-                self._idle, self._pid, self._started = [], os.getpid(), os.getpid()
-            zygote = self._idle.pop() if self._idle else None
-        if zygote is None or not zygote.alive():
-            zygote = self._start()
-        self.description = zygote.barrier
+                self._idle, self._pid = [], os.getpid()
+            usable = [z for z in self._idle if z.isolated or allow_no_barrier]
+            zygote = usable[-1] if usable else None
+            if zygote is not None:
+                self._idle.remove(zygote)
+        if zygote is not None and not zygote.alive():
+            zygote.close()
+            zygote = None
+        if zygote is None:
+            zygote = self._start(allow_no_barrier)
         holder = [zygote]
         try:
-            with _pinned(zygote.cpu):
-                yield holder  # the user may swap in a fresh zygote when this one dies
+            yield holder  # the user may swap in a fresh zygote when this one dies
         except BaseException:
             holder[0].close()
             raise
@@ -243,7 +298,7 @@ class ZygotePool:
 
     def replace(self, holder):
         holder[0].close()
-        holder[0] = self._start(holder[0].cpu)
+        holder[0] = self._start(allow_no_barrier=not holder[0].isolated)
 
     def close(self):
         with self._lock:

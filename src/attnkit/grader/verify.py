@@ -32,7 +32,7 @@ def reference_checks(plan):
     checks = []
     for folder, want in ((SOLUTIONS_DIR, plan_max(plan)), (EXERCISES_DIR, 0.0)):
         sub = submission.read(str(folder))
-        graded = grade_submission(plan, SandboxRunner(), sub)
+        graded = grade_submission(plan, SandboxRunner(allow_no_barrier=True), sub)  # the kit's own files
         bad = [t for t in graded.tests if (t.status == "passed") != (want > 0)]
         detail = f"{graded.score:g} / {graded.max_score:g}"
         if bad:

@@ -1,0 +1,90 @@
+"""Issue 7 class 5: a submission has a wall-clock budget and a budget of result bytes; once either is
+spent its remaining tests are "not run (budget spent)" and score 0, the grader's memory stays bounded
+with --jobs N, and the results store regrades when the limits change."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+from attnkit.grader.bench import copy_solutions
+from attnkit.grader.sandbox import Limits, run_submission
+from attnkit.paths import ROOT
+from grading_support import grade_path, run_cli
+from test_sandbox import JOBS, assert_correct, with_code
+
+BUDGET_SPENT = "not run (budget spent)"
+BIG = "np.zeros(1_900_000)"  # 15.2 MB: under the 16 MB a single call may return
+
+
+def sleepy(tmp_path, seconds=1.85):
+    """The solutions, sleeping `seconds` when each step is imported and in every call."""
+    folder = copy_solutions(tmp_path / "sleepy")
+    for path in sorted((tmp_path / "sleepy").glob("step*.py")):
+        text = path.read_text(encoding="utf-8")
+        text = text.replace('"""\n', f'"""\nimport time as _time\n_time.sleep({seconds})\n', 1)
+        text = text.replace('    """\n', f'    """\n    _time.sleep({seconds})\n')
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_a_submission_sleeping_at_import_and_in_every_call_is_cut_by_its_time_budget(tmp_path):
+    graded = grade_path(sleepy(tmp_path), Limits(submission_seconds=5.0))
+    spent = [t for t in graded.tests if BUDGET_SPENT in t.output]
+    ran = [t for t in graded.tests if BUDGET_SPENT not in t.output]
+    assert len(ran) <= 3, [(t.name, t.status) for t in ran]  # 5 s is an import and a call or two
+    assert len(spent) == len(graded.tests) - len(ran)
+    assert all(t.score == 0.0 and t.status == "timeout" for t in spent)
+    assert "5 s" in spent[0].output and graded.score < 10
+
+
+def test_after_the_byte_budget_is_spent_the_remaining_calls_are_not_run():
+    code = f"import numpy as np\ndef softmax(S):\n    return {BIG}\n"
+    run = run_submission(with_code("step4_softmax", code), JOBS, Limits(submission_result_bytes=20_000_000))
+    first, second = run.results["softmax#0"], run.results["softmax#1"]
+    assert first.status == "ok" and first.parts["P"].nbytes == 15_200_000
+    assert second.status == "budget" and "20000000 bytes" in second.error
+    assert all(run.results[j.key].status == "budget" for j in JOBS[7:])  # the later steps
+    assert_correct(run, {j.key for j in JOBS[:5]})
+
+
+def test_the_grader_stays_small_with_jobs_when_every_call_returns_16_mb(tmp_path):
+    folders = []
+    for k in range(4):
+        folder = copy_solutions(tmp_path / f"big{k}")
+        for step, function in (("step4_softmax", "softmax"), ("step5_values", "weighted_sum"),
+                               ("step6_head", "attention"), ("step2_scores", "scale_scores")):
+            with open(f"{folder}/{step}.py", "a", encoding="utf-8") as f:
+                f.write(f"\n\ndef {function}(*args, **kwargs):\n    import numpy as np\n    return {BIG}\n")
+        folders.append(folder)
+    program = ("import resource, sys\nfrom attnkit.cli import main\ncode = main(sys.argv[1:])\n"
+               "print('MAXRSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+               "sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", program, "grade", *folders, "--json", "--jobs", "2"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(rows) == 4 and all(any(BUDGET_SPENT in t["output"] for t in r["tests"]) for r in rows)
+    maxrss_mb = int(done.stderr.split("MAXRSS_KB ")[1].split()[0]) / 1024
+    assert maxrss_mb < 600, maxrss_mb  # without budgets: GBs
+
+
+def test_the_results_store_regrades_when_the_limits_change(tmp_path):
+    sub = copy_solutions(tmp_path / "sub")
+    out = str(tmp_path / "out")
+    first = run_cli("grade", sub, "--out", out)
+    again = run_cli("grade", sub, "--out", out)
+    other_limits = run_cli("grade", sub, "--out", out, "--submission-seconds", "50")
+    for done in (first, again, other_limits):
+        assert done.returncode == 0, done.stderr
+    assert "already graded" not in first.stdout and "already graded" in again.stdout
+    assert "already graded" not in other_limits.stdout
+
+
+def test_the_budgets_are_options_of_grade(tmp_path):
+    done = run_cli("grade", sleepy(tmp_path, 1.0), "--json", "--submission-seconds", "1.5",
+                   "--submission-result-bytes", "1000000")
+    assert done.returncode == 0, done.stderr
+    tests = json.loads(done.stdout)["tests"]
+    assert sum(BUDGET_SPENT in t["output"] for t in tests) >= len(tests) - 2
+    assert np.isclose(sum(t["score"] for t in tests), json.loads(done.stdout)["score"])

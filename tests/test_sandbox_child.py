@@ -1,0 +1,87 @@
+"""The sandbox's child side as modules this process imports (the zygote runs the same files): how
+results are named and checked, how arguments are unpacked, how scratch folders are emptied, and the
+seccomp filter that denies user namespaces (tried in a forked process: it cannot be undone)."""
+import ctypes
+import os
+
+import numpy as np
+import pytest
+
+from attnkit.grader import sandbox_child, sandbox_seccomp
+
+CLONE_NEWUSER = 0x10000000
+
+
+def test_named_parts_accepts_arrays_numbers_tuples_and_named_fields():
+    arr = np.ones(2)
+    assert sandbox_child._named_parts(("P",), arr)["P"] is arr
+    assert sandbox_child._named_parts(("O", "P"), (1.0, arr)) == {"O": 1.0, "P": arr}
+    fields = type("Head", (), {"O": 1, "P": 2})()
+    assert sandbox_child._named_parts(("O", "P"), fields) == {"O": 1, "P": 2}
+
+
+@pytest.mark.parametrize("returns, result, says", [
+    (("O", "P"), 1.0, "a single float; expected a tuple (O, P)"),
+    (("O", "P"), (1.0,), "1 values; expected a tuple of 2 (O, P)"),
+    (("P",), [1.0], "a list for P; expected a numpy array"),
+    (("P",), "text", "a str for P"),
+])
+def test_named_parts_refuses_what_is_not_an_array(returns, result, says):
+    with pytest.raises(Exception, match=says.replace("(", r"\(").replace(")", r"\)")):
+        sandbox_child._named_parts(returns, result)
+
+
+def test_arguments_are_unpacked_as_the_grader_packed_them():
+    arrays = {"a0": (np.ones(2), False), "a1": (np.array(3.0), True)}
+    packed = {"$list": [{"$array": "a0"}, {"$tuple": [{"$array": "a1"}, 2]}, {"$dict": {"k": None}}]}
+    value = sandbox_child._unpack(packed, arrays)
+    assert isinstance(value, list) and value[0] is arrays["a0"][0]
+    assert value[1] == (np.float64(3.0), 2) and isinstance(value[1][0], np.float64) and value[2] == {"k": None}
+
+
+def test_emptying_a_scratch_folder_keeps_the_exposed_folders_inside_it(tmp_path):
+    kept = tmp_path / "venv" / "lib"
+    kept.mkdir(parents=True)
+    (kept / "numpy.py").write_text("x")
+    (tmp_path / "venv" / "left.txt").write_text("x")
+    (tmp_path / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / "file").write_text("x")
+    sandbox_child._empty(str(tmp_path), [str(kept)])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == \
+        ["venv", "venv/lib", "venv/lib/numpy.py"]
+
+
+def _in_a_forked_process(check):
+    """Run check() in a fork (a seccomp filter cannot be removed); return its exit code."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(check())
+        finally:
+            os._exit(99)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def test_the_seccomp_filter_denies_user_namespaces_and_nothing_else():
+    def check():
+        libc = ctypes.CDLL(None, use_errno=True)
+        sandbox_seccomp.deny_user_namespaces()
+        if libc.unshare(CLONE_NEWUSER) != -1 or ctypes.get_errno() != 1:  # EPERM
+            return 1
+        pid = os.fork()  # clone without the flag still works
+        if pid == 0:
+            os._exit(0)
+        if os.waitpid(pid, 0)[1] != 0:
+            return 2
+        import threading
+        done = []
+        thread = threading.Thread(target=done.append, args=(1,))  # clone3 -> ENOSYS -> clone
+        thread.start()
+        thread.join()
+        return 0 if done == [1] else 3
+
+    try:
+        sandbox_seccomp._library()
+    except OSError:
+        pytest.skip("libseccomp.so.2 is not installed here")
+    assert _in_a_forked_process(check) == 0

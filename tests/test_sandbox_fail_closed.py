@@ -1,0 +1,120 @@
+"""Issue 7 class 3: when the barrier cannot be built, `attnkit grade` refuses to run learner code
+(and says why and what to do) unless told `--allow-no-barrier`; even then, as root it runs learner
+code as `nobody`, never as uid 0. The isolation used is in every output: --json rows, CSV, Gradescope.
+
+Each case runs the real command in a subprocess, as root and with CAP_SYS_ADMIN dropped from its
+bounding set (what a default Docker container gives: root without the right to build namespaces).
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from attnkit.grader.bench import copy_solutions
+from attnkit.paths import ROOT
+
+AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the case is root with or without CAP_SYS_ADMIN")
+SETPRIV = shutil.which("setpriv")
+DROPPED = ["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"]
+PRIVILEGES = pytest.mark.parametrize("drop", [
+    pytest.param(False, id="root"),
+    pytest.param(True, id="no-CAP_SYS_ADMIN", marks=pytest.mark.skipif(
+        SETPRIV is None, reason="util-linux setpriv is not installed: cannot drop CAP_SYS_ADMIN")),
+])
+
+INTRUDER = """
+import ctypes, os
+_reference_softmax = softmax
+def _intrude():
+    seen = {"uid": os.getuid(), "userns": ctypes.CDLL(None).unshare(0x10000000)}  # CLONE_NEWUSER
+    for path in ("/etc/shadow", %(solution)r):
+        try:
+            seen[path] = open(path).read(40)
+        except OSError as err:
+            seen[path] = err.strerror
+    try:
+        open(%(marker)r, "w").write("written by learner code")
+        seen["wrote"] = True
+    except OSError as err:
+        seen["wrote"] = err.strerror
+    print("INTRUDER", seen)
+_intrude()
+def softmax(S):
+    return _reference_softmax(S)
+"""
+
+
+def intruder(tmp_path):
+    """A correct submission that, when imported, tries to read secrets and write a host file."""
+    folder = copy_solutions(tmp_path / "intruder")
+    marker = tmp_path / "written-by-learner"
+    with open(os.path.join(folder, "step4_softmax.py"), "a", encoding="utf-8") as f:
+        f.write(INTRUDER % {"solution": str(ROOT / "solutions/step4_softmax.py"), "marker": str(marker)})
+    return folder, marker
+
+
+def grade_cli(*args, drop):
+    prefix = DROPPED if drop else []
+    return subprocess.run([*prefix, sys.executable, "-m", "attnkit.cli", "grade", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@AS_ROOT
+def test_without_cap_sys_admin_the_grader_refuses_and_runs_no_learner_code(tmp_path):
+    if SETPRIV is None:
+        pytest.skip("util-linux setpriv is not installed: cannot drop CAP_SYS_ADMIN")
+    folder, marker = intruder(tmp_path)
+    done = grade_cli(folder, "--json", "--csv", str(tmp_path / "grades.csv"), drop=True)
+    assert done.returncode == 3, (done.returncode, done.stderr)
+    assert "--allow-no-barrier" in done.stderr and "CAP_SYS_ADMIN" in done.stderr, done.stderr
+    assert done.stdout == "" and not marker.exists()
+    assert not (tmp_path / "grades.csv").exists()
+
+
+@AS_ROOT
+@PRIVILEGES
+def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_root(tmp_path, drop):
+    folder, marker = intruder(tmp_path)
+    out = tmp_path / "out"
+    args = [folder, "--json", "--csv", str(out / "grades.csv"), "--gradescope", str(out / "results.json")]
+    done = grade_cli(*args, *(["--allow-no-barrier"] if drop else []), drop=drop)
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    isolation = row["isolation"]
+    if drop:
+        assert isolation.startswith("none:") and "uid 65534" in isolation and "CAP_SYS_ADMIN" in isolation
+    else:
+        assert isolation.startswith("private root filesystem"), isolation
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        assert [r["isolation"] for r in csv.DictReader(f)] == [isolation]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["extra_data"]["isolation"] == isolation and f"Isolation: {isolation}" in results["output"]
+    assert row["score"] == 100.0
+    learner = next(t for t in row["tests"] if t["step"] == "step4_softmax")
+    assert learner["status"] == "passed"
+    stdout = done.stdout + (out / "results.json").read_text(encoding="utf-8")
+    assert "'uid': 65534" in results["output"] and "'uid': 0" not in stdout
+    assert "'userns': -1" in results["output"]  # seccomp holds in both tiers
+    assert "root:" not in stdout and "BEGIN SOLUTION" not in stdout
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(SETPRIV is None, reason="util-linux setpriv is not installed: cannot change user")
+@AS_ROOT
+def test_a_grader_that_is_not_root_refuses_too(tmp_path):
+    python = os.path.realpath(sys.executable)
+    probe = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c",
+                            "import attnkit"], cwd="/", capture_output=True, env={"PATH": os.environ["PATH"]})
+    if probe.returncode != 0:
+        pytest.skip("user nobody cannot run this python or read the kit here (e.g. under /root)")
+    folder, marker = intruder(tmp_path)
+    os.chmod(tmp_path, 0o755)
+    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                           "attnkit.cli", "grade", folder, "--json"], cwd="/", capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 3 and "not run as root" in done.stderr and "--allow-no-barrier" in done.stderr
+    assert not marker.exists()
