@@ -330,8 +330,11 @@ class Submission:
         fn = getattr(self.modules[header["module"]], function, None)
         if not callable(fn):
             return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
-        try:
-            result, warned = _watched(fn, args, kwargs)
+        import numpy as np
+        try:  # as attnkit.cases.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
+            with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
+                warnings.simplefilter("always")
+                result = fn(*args, **kwargs)
         except NotImplementedError as err:
             return _reply(header, "not_done", self._describe(err), "NotImplementedError")
         except (MemoryError, KeyboardInterrupt, SystemExit) as err:
@@ -349,8 +352,8 @@ class Submission:
         size = sum(arr.nbytes for _, arr, _ in payload)
         if size > header["max_bytes"]:
             return _reply(header, "error", f"{function}() returned {size} bytes of arrays (at most {header['max_bytes']})")
-        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": "", "warnings": warned},
-                      payload)
+        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": "",
+                       "warnings": _warning_texts(caught)}, payload)
 
     def tidy(self, header, arrays):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,
@@ -376,15 +379,11 @@ class Submission:
         return text[:MAX_TEXT]
 
 
-def _watched(fn, args, kwargs):
-    """Mirror of attnkit.cases.invoke_watched: (fn's result, the RuntimeWarnings it emitted, as text)."""
-    import numpy as np
-    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
-        warnings.simplefilter("always")
-        result = fn(*args, **kwargs)
+def _warning_texts(caught):
+    """The RuntimeWarnings among `caught` as text, as attnkit.cases.invoke_watched gives them (capped)."""
     texts = [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
              for w in caught if issubclass(w.category, RuntimeWarning)]
-    return result, [text[:300] for text in texts[:MAX_WARNINGS]]
+    return [text[:300] for text in texts[:MAX_WARNINGS]]
 
 
 def _reply(header, status, error="", exc_type=""):
