@@ -108,8 +108,8 @@ def test_frame_from_options_with_cjk_tokens_and_padding(capsys):
 def test_mine_matching_the_reference_exits_0(capsys, learner):
     code, out, _ = _run(capsys, "--folder", str(learner), "--mine", "causal_visible", "2", "5")
     assert code == 0
-    assert "yours: causal_visible(2, 5)" in out and "expected" in out
-    assert "your result matches the expected one" in out
+    assert out.startswith("causal_visible(2, 5)\n") and "yours: visible" in out and "expected: visible" in out
+    assert "visible: matches the expected one" in out
     assert show.MARK not in out.split("\n\n")[0].replace("query ↓ / key →", "")
 
 
@@ -117,7 +117,7 @@ def test_mine_differing_marks_the_cells_and_exits_1(capsys, learner):
     _edit(learner, "step3_masks", "return j <= past + i", "return j <= i")  # the top-left trap
     code, out, _ = _run(capsys, "--folder", str(learner), "--mine", "causal_visible", "2", "5")
     assert code == 1
-    assert "6 of 10 cells differ (marked *)" in out
+    assert "visible: 6 of 10 cells differ (marked *)" in out
     assert "0                True   False*  False*  False*  False     0                True  True  True  True  False" in out
 
 
@@ -125,7 +125,17 @@ def test_mine_names_a_dtype_difference(capsys, learner):
     _edit(learner, "step3_masks", ".astype(dtype)  # [..., T_q, T_k]", "  # [..., T_q, T_k]")
     code, out, _ = _run(capsys, "--folder", str(learner), "--mine", "additive_mask", "T,F;T,T", "float32")
     assert code == 1
-    assert "dtype differs: expected float32, got float64" in out
+    assert "M: dtype differs: expected float32, got float64" in out
+
+
+def test_mine_shows_each_part_of_a_result_with_what_its_rows_and_columns_are(capsys, learner):
+    _edit(learner, "step6_head", "return O, P", "return O, P.T")
+    code, out, _ = _run(capsys, "--folder", str(learner), "--mine", "attention", "1,0;0,1", "1,0;0,1", "1,2;3,4")
+    assert code == 1
+    assert "O: matches the expected one" in out and "P: 2 of 4 cells differ (marked *)" in out
+    o_block, p_block = out.split("yours: O")[1].split("yours: P")
+    assert "row ↓ / column →" in o_block and "query ↓ / key →" not in o_block
+    assert "query ↓ / key →" in p_block
 
 
 def test_mine_shows_a_learner_error_plainly(capsys, learner):
@@ -148,7 +158,7 @@ def test_mine_without_solutions_shows_the_learners_grid_and_says_why(tmp_path, l
     run = subprocess.run([sys.executable, "-m", "attnkit.cli", "show", "--folder", str(learner),
                           "--mine", "causal_visible", "2", "5"], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
-    assert "yours: causal_visible(2, 5)" in run.stdout
+    assert "yours: visible" in run.stdout
     assert "the expected tables cannot be computed here" in run.stdout
 
 
@@ -160,6 +170,7 @@ def test_mine_without_solutions_shows_the_learners_grid_and_says_why(tmp_path, l
     (["--mine", "softmax", "1,2;3"], "S: every row of '1,2;3' needs the same number of cells"),
     (["--mine", "additive_mask", "T,F", "float99"], "dtype: 'float99' is not a numpy dtype"),
     (["--mine", "causal_visible", "2", "5", "--folder", "x"], "put --folder before --mine"),
+    (["--mine", "attention", "1,0", "1,0"], "attention takes Q, K, V, visible (3 required), got 2 argument(s)"),
     (["kv-cache", "--mine", "causal_visible", "2"], "--mine takes FUNCTION ARG… and no frame options"),
     (["--tq", "3", "--tk", "2"], "--tq (3) must be at most --tk (2)"),
     (["--tk", "3", "--pad", "1,0"], "--pad must be 3 values of 1 (real token) or 0 (padding), got '1,0'"),

@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 
-CORNER = "query ↓ / key →"
+CORNER = "query ↓ / key →"  # the corner of a table of queries (rows) by keys (columns)
 MARK = "*"  # after a cell that differs from the expected grid
 
 
@@ -46,11 +46,12 @@ def _labels(given, count, name):
     return labels
 
 
-def grid(table, row_labels=None, col_labels=None, title="", differs=None, precision=4):
+def grid(table, row_labels=None, col_labels=None, title="", differs=None, precision=4, corner=CORNER):
     """The text of a 2-D `table` [rows, cols] as a labelled grid.
 
     `row_labels` / `col_labels` default to 0, 1, …; `differs`, a bool array of the table's shape,
     marks those cells with MARK. A 1-D table is one row; more axes give one grid per leading index.
+    `corner` says what the rows and columns are.
     """
     arr = np.asarray(table)
     if arr.ndim == 0:
@@ -60,16 +61,17 @@ def grid(table, row_labels=None, col_labels=None, title="", differs=None, precis
     marks = np.zeros(arr.shape, dtype=bool) if differs is None else np.broadcast_to(np.asarray(differs, bool), arr.shape)
     if arr.ndim > 2:
         return "\n\n".join(grid(arr[index], row_labels, col_labels,
-                                f"{title} [{', '.join(map(str, index))}, :, :]".strip(), marks[index], precision)
+                                f"{title} [{', '.join(map(str, index))}, :, :]".strip(), marks[index], precision,
+                                corner)
                            for index in np.ndindex(arr.shape[:-2]))
     rows = _labels(row_labels, arr.shape[0], "row_labels")
     cols = _labels(col_labels, arr.shape[1], "col_labels")
     cells = [[cell_text(v, precision) + (MARK if m else " " if marks.any() else "") for v, m in zip(line, mark_line)]
              for line, mark_line in zip(arr.tolist(), marks.tolist())]
-    first = max([display_width(CORNER)] + [display_width(r) for r in rows])
+    first = max([display_width(corner)] + [display_width(r) for r in rows])
     widths = [max([display_width(c)] + [display_width(line[k]) for line in cells]) for k, c in enumerate(cols)]
     lines = [title] if title else []
-    lines.append("  ".join([_pad(CORNER, first, left=True)] + [_pad(c, w) for c, w in zip(cols, widths)]))
+    lines.append("  ".join([_pad(corner, first, left=True)] + [_pad(c, w) for c, w in zip(cols, widths)]))
     for label, line in zip(rows, cells):
         lines.append("  ".join([_pad(label, first, left=True)] + [_pad(c, w) for c, w in zip(line, widths)]))
     return "\n".join(lines)

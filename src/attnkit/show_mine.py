@@ -11,11 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import manifest
+from .cases import named_outputs
 from .loader import StepLoadError, load_step
 from .paths import SOLUTIONS_DIR
-from .show import MARK, beside, grid
+from .show import CORNER, MARK, beside, grid
 from .show_frames import NoReference, reference
 
+QUERY_BY_KEY = ("visible", "M", "mask", "P", "kq", "kq_soft_max")  # parts whose rows are queries, columns keys
 TABLE_ARGUMENTS = ("visible", "visibles")  # parameters that take a boolean table: 0/1 become False/True
 BOOLS = {"t": True, "true": True, "f": False, "false": False}
 
@@ -107,6 +109,8 @@ def call_learner(fn, args, path):
         return fn(*args)
     except NotImplementedError as err:
         raise LearnerError(f"not written yet: {err}") from None
+    except KeyboardInterrupt:
+        raise LearnerError("stopped (Ctrl-C) while your code ran: an endless loop?") from None
     except Exception as err:  # noqa: BLE001 - the learner's error, shown plainly
         lines = [f"{type(err).__name__}: {err}"]
         lines += [f"  {f.filename}, line {f.lineno}: {f.line}" for f in traceback.extract_tb(err.__traceback__)
@@ -124,28 +128,45 @@ def _differs(expected, got):
         return ~np.isclose(got.astype(np.float64), expected.astype(np.float64), atol=1e-6, equal_nan=True)
 
 
+def _parts(returns, result, call):
+    """{part name: array} of a result, named as the manifest names them; LearnerError if it cannot be."""
+    try:
+        parts = named_outputs(returns, result)
+    except ValueError as err:
+        raise LearnerError(f"your {call} returned something else: {err}") from None
+    for name, value in parts.items():
+        if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
+            raise LearnerError(f"your {call} returned a {type(value).__name__} for {name}; expected a numpy array")
+    return {name: np.asarray(value) for name, value in parts.items()}
+
+
+def _compared(name, got, expected):
+    """(text, number of differences) of one part of the learner's result beside the expected one."""
+    differs = _differs(expected, got)
+    corner = CORNER if name in QUERY_BY_KEY else "row ↓ / column →"
+    text = beside(grid(got, title=f"yours: {name}", differs=differs, corner=corner),
+                  grid(expected, title=f"expected: {name}", corner=corner))
+    if differs is None:
+        return f"{text}\n\n{name}: shape differs: expected {expected.shape}, got {got.shape}", got.size or 1
+    notes = [f"{name}: {int(differs.sum())} of {differs.size} cells differ (marked {MARK})" if differs.any()
+             else f"{name}: matches the expected one"]
+    if got.dtype != expected.dtype:
+        notes.append(f"{name}: dtype differs: expected {expected.dtype}, got {got.dtype}")
+    return f"{text}\n\n" + "\n".join(notes), int(differs.sum()) + (got.dtype != expected.dtype)
+
+
 def show_mine(function, texts, folder):
-    """The Shown of the learner's `function(*texts)` from `folder`, beside the reference's result."""
+    """The Shown of the learner's `function(*texts)` from `folder`, each part beside the reference's."""
     module = step_of(function)
-    path = folder / f"{module}.py"
+    returns = manifest.step(module).function(function).returns
     fn = learner_function(module, function, folder)
     args = build_call(function, texts, inspect.signature(fn))
     call = f"{function}({', '.join(texts)})"
-    got = call_learner(fn, args, path)
-    if not isinstance(got, (np.ndarray, np.generic, bool, int, float)):
-        raise LearnerError(f"your {call} returned a {type(got).__name__}; expected a numpy array")
-    got = np.asarray(got)
+    got = _parts(returns, call_learner(fn, args, folder / f"{module}.py"), call)
     try:
-        expected = np.asarray(reference(module, function)(*args))
+        expected = named_outputs(returns, reference(module, function)(*args))
     except NoReference as err:
-        return Shown(f"{grid(got, title=f'yours: {call}')}\n\n{err}", 0)
-    differs = _differs(expected, got)
-    mine = grid(got, title=f"yours: {call}", differs=differs)
-    text = beside(mine, grid(expected, title="expected"))
-    if differs is None:
-        return Shown(f"{text}\n\nshape differs: expected {expected.shape}, got {got.shape}", got.size or 1)
-    notes = [f"{int(differs.sum())} of {differs.size} cells differ (marked {MARK})" if differs.any()
-             else "your result matches the expected one"]
-    if got.dtype != expected.dtype:
-        notes.append(f"dtype differs: expected {expected.dtype}, got {got.dtype}")
-    return Shown(f"{text}\n\n" + "\n".join(notes), int(differs.sum()) + (got.dtype != expected.dtype))
+        mine = [grid(value, title=f"yours: {name}") for name, value in got.items()]
+        return Shown("\n\n".join([call, *mine, str(err)]), 0)
+    compared = [_compared(name, got[name], np.asarray(expected[name])) for name in returns]
+    return Shown("\n\n".join([call] + [text for text, _ in compared]), sum(n for _, n in compared))
