@@ -147,6 +147,13 @@ def test_mine_shows_a_learner_error_plainly(capsys, learner):
     assert "Traceback" not in err and "attnkit" not in err.replace("attnkit show:", "")
 
 
+def test_mine_stopped_by_ctrl_c_says_so_without_a_traceback(capsys, learner):
+    _edit(learner, "step3_masks", "    past = n_key - n_query\n", "    raise KeyboardInterrupt  # as Ctrl-C in an endless loop\n")
+    code, _, err = _run(capsys, "--folder", str(learner), "--mine", "causal_visible", "2", "5")
+    assert code == 1
+    assert err == "attnkit show: stopped (Ctrl-C) while your code ran: an endless loop?\n"
+
+
 def test_mine_on_an_untouched_stub_says_not_written_yet(capsys):
     code, _, err = _run(capsys, "--mine", "causal_visible", "2", "5")
     assert code == 1
