@@ -23,16 +23,21 @@ COMMANDS = {
 }
 
 
-def seconds(command):
+def seconds(command, cwd=ROOT, env=None):
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
-def main(runs=5):
-    for label, command in COMMANDS.items():
-        times = [seconds(command) for _ in range(runs)]
+def report(commands, runs, cwd=ROOT, env=None):
+    """Print the median and slowest wall-clock time of each {label: command}."""
+    for label, command in commands.items():
+        times = [seconds(command, cwd, env) for _ in range(runs)]
         print(f"{label:<32} median {statistics.median(times):.2f} s, slowest {max(times):.2f} s ({runs} runs)")
+
+
+def main(runs=5):
+    report(COMMANDS, runs)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
 """The catalogue of known mistakes and the diagnosis of failing tests (issue 3, point 4)."""
-import copy
 import warnings
 from functools import lru_cache
 
@@ -7,8 +6,9 @@ import numpy as np
 import pytest
 
 from attnkit import lessons, manifest
-from attnkit.cases import all_cases, cases_for, invoke, named_outputs
-from attnkit.checks import evaluate
+from attnkit.cases import all_cases, cases_for
+from attnkit.checks import expected_forms, expected_outputs
+from attnkit.judge import call_named, evaluate
 from attnkit.mistakes import catalogue, describe, diagnose, diagnose_exception, mistaken_function, variants
 from attnkit.mistakes import diagnosis
 from attnkit.reference import reference_outputs
@@ -26,7 +26,7 @@ def _run(function, case, calls):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            return [named_outputs(case.returns, invoke(function, copy.deepcopy(kw))) for kw in calls], None
+            return [call_named(function, case.returns, kw) for kw in calls], None
         except Exception as err:  # noqa: BLE001
             return None, err
 
@@ -44,8 +44,8 @@ def _failures():
                     found.append((code, case.name, "error", diagnose_exception(case, type(err), str(err))))
                     continue
                 with np.errstate(all="ignore"):  # judging NaN outputs
-                    failed = not evaluate(case, calls, results).passed
-                if failed:
+                    verdict = evaluate(case, calls, results, expected_outputs(case, calls), expected_forms(case, calls))
+                if not verdict.passed:
                     found.append((code, case.name, "value", diagnose(case, calls, results)))
     return tuple(found)
 
@@ -91,7 +91,7 @@ def test_a_composed_mistake_behaves_like_the_slip_inline():
 def test_the_reference_is_never_diagnosed(case):
     calls = case.build_calls()
     results = reference_outputs(case, calls)
-    assert evaluate(case, calls, results).passed
+    assert evaluate(case, calls, results, expected_outputs(case, calls), expected_forms(case, calls)).passed
     assert diagnose(case, calls, results) is None
 
 

@@ -83,25 +83,13 @@ def test_stub_keeps_signature_and_docstring(step, name):
     assert got.__doc__ and got.__doc__ == want.__doc__
 
 
-def solution_lines(text):
-    """The non-blank lines between ### BEGIN SOLUTION and ### END SOLUTION, stripped."""
-    lines, inside = [], False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped in (stubs.BEGIN, stubs.END):
-            inside = stripped == stubs.BEGIN
-        elif inside and stripped:
-            lines.append(stripped)
-    return lines
-
-
 def test_stubs_contain_no_solution_code():
     modules = [*manifest.provided_modules(), *(s.module for s in STEPS)]
     exercise_lines = {line.strip() for m in modules
                       for line in (EXERCISES_DIR / f"{m}.py").read_text(encoding="utf-8").splitlines()}
     found = 0
     for step in STEPS:
-        body = solution_lines((SOLUTIONS_DIR / step.filename).read_text(encoding="utf-8"))
+        body = stubs.solution_lines((SOLUTIONS_DIR / step.filename).read_text(encoding="utf-8"))
         found += len(body)
         leaked = [line for line in body if line in exercise_lines]
         assert not leaked, f"exercises/ holds solution lines of {step.filename}: {leaked}"

@@ -7,21 +7,16 @@ what the result must be. The public tests, the grader, the nbgrader builder and 
 read cases through this module; see docs/CASES.md for the file format.
 """
 import copy
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
 import yaml
 
-from . import lessons, manifest
-from .indexing import parse_index, parse_pick
+from . import judge, lessons, manifest
 from .paths import CASES_DIR, HIDDEN_CASES_DIR
+from .reference import reference_function
 
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
-_DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "bool": bool}
-_GENERATORS = ("array", "normal", "random_bool", "call")
-_MODIFIERS = ("take", "plus", "times", "assign", "pad_to", "dtype", "seed", "scale", "p", "args")
 
 
 @dataclass(frozen=True)
@@ -62,7 +57,7 @@ class Case:
         """Return a fresh list of keyword-argument dicts, one per call (arrays made anew each time).
 
         A key "*name" holds a list of values passed positionally (for `combine_visible(*visibles)`);
-        `invoke` knows how to call with it.
+        `judge.invoke` knows how to call with it.
         """
         return [{arg: [build_arg(s) for s in spec] if arg.startswith("*") else build_arg(spec)
                  for arg, spec in call.items()} for call in self.calls]
@@ -71,102 +66,15 @@ class Case:
         return self.name
 
 
-def _as_array(value, dtype=None):
-    if dtype is not None:
-        return np.array(value, dtype=_DTYPES[dtype])
-    arr = np.array(value)
-    return arr if arr.dtype == bool else arr.astype(np.float64)
-
-
 def build_arg(spec):
-    """Turn one argument spec from a case file into the value passed to the function."""
-    if isinstance(spec, list):
-        return _as_array(spec)
-    if not isinstance(spec, dict):
-        return spec  # a plain number such as d_h, n_query
-    generators = [key for key in _GENERATORS if key in spec]
-    unknown = set(spec) - set(_GENERATORS) - set(_MODIFIERS)
-    if len(generators) != 1 or unknown:
-        raise ValueError(f"an argument spec needs exactly one of {_GENERATORS}, got keys {sorted(spec)}")
-    kind = generators[0]
-    if kind == "array":
-        value = _as_array(spec["array"], spec.get("dtype"))
-    elif kind == "normal":
-        rng = np.random.default_rng(spec["seed"])
-        value = (rng.standard_normal(spec["normal"]) * spec.get("scale", 1.0)).astype(_DTYPES[spec.get("dtype", "float64")])
-    elif kind == "random_bool":
-        value = np.random.default_rng(spec["seed"]).random(spec["random_bool"]) < spec.get("p", 0.5)
-    else:
-        value = _reference_call(spec["call"], spec.get("args", {}))
-    if "plus" in spec:
-        value = value + np.asarray(spec["plus"], dtype=value.dtype)
-    if "times" in spec:
-        value = value * np.asarray(spec["times"], dtype=value.dtype)
-    if "assign" in spec:
-        value = value.copy()
-        value[parse_index(spec["assign"]["index"])] = spec["assign"]["value"]
-    if "take" in spec:
-        value = np.ascontiguousarray(value[parse_index(spec["take"])])
-    if "pad_to" in spec:
-        value = np.pad(value, [(0, want - have) for have, want in zip(value.shape, spec["pad_to"])])
-    return value
+    """One argument spec as a value; a spec that calls a reference function runs the reference."""
+    return judge.build_arg(spec, _reference_call)
 
 
 def _reference_call(target, args):
-    from .reference import reference_function  # late: only cases that need it load the solutions
-
     module, function = target.split(".")
     fn = reference_function(module, function)
-    result = fn(*[build_arg(a) for a in args]) if isinstance(args, list) else fn(**{k: build_arg(v) for k, v in args.items()})
-    return result
-
-
-def invoke(fn, kwargs):
-    """Call `fn` with one call's arguments; a "*name" key is spread as positional arguments."""
-    __tracebackhide__ = True  # pytest shows the learner's frames, not this one
-    args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
-    return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
-
-
-def invoke_watched(fn, kwargs):
-    """(`invoke(fn, kwargs)`, [each RuntimeWarning the call emitted, as text with its file and line]).
-
-    numpy's usual error state applies (division by zero, overflow and invalid values warn), so a
-    result reached through NaN or inf is seen even when the learner's code cleaned it up afterwards.
-    """
-    __tracebackhide__ = True
-    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
-        warnings.simplefilter("always")
-        value = invoke(fn, kwargs)
-    return value, [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
-                   for w in caught if issubclass(w.category, RuntimeWarning)]
-
-
-def pick(outputs, text):
-    """Select part of a named result: pick({"O": …, "P": …}, "O[1, :3]")."""
-    name, index = parse_pick(text)
-    if name is None:
-        if len(outputs) != 1:
-            raise ValueError(f"pick {text!r} names no part, but the result has parts {list(outputs)}")
-        name = next(iter(outputs))
-    return outputs[name][index] if index else outputs[name]
-
-
-def named_outputs(returns, result):
-    """Name the parts of a function's result after the manifest's `returns` list.
-
-    A tuple/list result is matched in order; a result object with those attributes (HeadTrace) is
-    read by attribute; anything else is the single part. Raises ValueError when the count is wrong.
-    """
-    if len(returns) > 1 and all(hasattr(result, name) for name in returns) and not isinstance(result, (tuple, list)):
-        return {name: getattr(result, name) for name in returns}
-    if len(returns) > 1:
-        if not isinstance(result, (tuple, list)):
-            raise ValueError(f"expected a tuple ({', '.join(returns)}), got a single {type(result).__name__}")
-        if len(result) != len(returns):
-            raise ValueError(f"expected a tuple of {len(returns)} ({', '.join(returns)}), got {len(result)} values")
-        return dict(zip(returns, result))
-    return {returns[0]: result}
+    return fn(*[build_arg(a) for a in args]) if isinstance(args, list) else fn(**{k: build_arg(v) for k, v in args.items()})
 
 
 def _parse_case(step, raw, defaults, side):
@@ -253,6 +161,16 @@ def cases_for(step_module=None, visibility=None, function=None):
             if (step_module is None or c.step.module == step_module)
             and (visibility is None or c.visibility == visibility)
             and (function is None or c.function == function)]
+
+
+def hidden_concepts(step_module):
+    """Concepts only the hidden cases of a step check (in catalogue order, without repeats)."""
+    public = {c.concept for c in cases_for(step_module, "public")}
+    seen = []
+    for c in cases_for(step_module, "hidden"):
+        if c.concept not in public and c.concept not in seen:
+            seen.append(c.concept)
+    return seen
 
 
 def case(name):

@@ -11,6 +11,7 @@ COMMAND_MODULES = (
     "attnkit.cmd_verify",
     "attnkit.cmd_bench",
     "attnkit.cmd_nbgrader",
+    "attnkit.cmd_release",
     "attnkit.cmd_gradescope_bundle",
     "attnkit.cmd_report",
     "attnkit.cmd_show",

@@ -1,9 +1,11 @@
-"""The progress ladder printed at the end of `pytest exercises` and by `attnkit check`."""
+"""The progress ladder printed at the end of `pytest exercises` and by `attnkit check`.
+
+Standard library only: the student release ships this file as it is. `steps` are objects with
+`number`, `module`, `filename`, `title` and `read` (where to read): the kit's manifest steps, or
+the release's stored copy. `hidden` maps a step module to the concepts only its hidden cases check.
+"""
 import textwrap
 from dataclasses import dataclass
-
-from . import lessons, manifest
-from .cases import cases_for
 
 
 @dataclass
@@ -22,19 +24,9 @@ class StepTally:
         return self.total > 0 and self.failed == 0
 
 
-def hidden_concepts(step_module):
-    """Concepts only the hidden cases of a step check (in catalogue order, without repeats)."""
-    public = {c.concept for c in cases_for(step_module, "public")}
-    seen = []
-    for c in cases_for(step_module, "hidden"):
-        if c.concept not in public and c.concept not in seen:
-            seen.append(c.concept)
-    return seen
-
-
-def render(tallies, exercises_label="exercises"):
+def render(tallies, steps, hidden, exercises_label="exercises"):
     """The ladder text for {step module: StepTally} (steps that ran no test are left out)."""
-    ran = [s for s in manifest.steps() if s.module in tallies and tallies[s.module].total]
+    ran = [s for s in steps if s.module in tallies and tallies[s.module].total]
     if not ran:
         return "attnkit: no public test ran."
     lines = ["", "attnkit progress (public tests)"]
@@ -47,14 +39,58 @@ def render(tallies, exercises_label="exercises"):
     if next_step is not None:
         lines += ["", f"Next: {exercises_label}/{next_step.filename} — {next_step.title}.",
                   f"      First failure: {tallies[next_step.module].first_failure}",
-                  f"      Read {lessons.link(next_step.lesson)}, then run: pytest {exercises_label}/test_{next_step.filename}"]
+                  f"      Read {next_step.read}, then run: pytest {exercises_label}/test_{next_step.filename}"]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
     lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded run "
                   "adds hidden tests, which also check:"]
     for s in ran:
-        concepts = hidden_concepts(s.module)
+        concepts = hidden.get(s.module, ())
         if concepts:
             lines += textwrap.wrap(f"step {s.number}: " + "; ".join(concepts) + ".", width=100,
                                    initial_indent="  ", subsequent_indent="          ")
     return "\n".join(lines)
+
+
+def register(config, steps, hidden, exercises_label):
+    """From a pytest_configure hook: short tracebacks (the learner's failing line, not whole
+    functions) and the ladder after pytest's summary."""
+    if config.option.tbstyle == "auto":
+        config.option.tbstyle = "short"
+    config.pluginmanager.register(LadderPlugin(steps, hidden, exercises_label), "attnkit-ladder")
+
+
+class LadderPlugin:
+    """pytest plugin: counts each step's public test outcomes and prints the ladder after the summary.
+
+    A public test's parameter `case` tells its step (`case.step.module`).
+    """
+
+    def __init__(self, steps, hidden, exercises_label):
+        self.steps, self.hidden, self.label = steps, hidden, exercises_label
+        self.step_of = {}  # test node id -> step module
+        self.tallies = {}  # step module -> StepTally
+
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            case = getattr(getattr(item, "callspec", None), "params", {}).get("case")
+            if case is not None:
+                self.step_of[item.nodeid] = case.step.module
+
+    def pytest_runtest_logreport(self, report):
+        step = self.step_of.get(report.nodeid)
+        if step is None or not (report.when == "call" or report.failed):
+            return
+        tally = self.tallies.setdefault(step, StepTally())
+        if report.passed:
+            tally.passed += 1
+        else:
+            tally.failed += 1
+            tally.not_done += "NotImplementedError" in report.longreprtext
+            if not tally.first_failure:
+                crash = getattr(report.longrepr, "reprcrash", None)
+                message = crash.message if crash is not None else report.longreprtext
+                tally.first_failure = f"{report.nodeid.split('::')[-1]}: {message.strip().splitlines()[0][:300]}"
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.write_line(render(self.tallies, self.steps, self.hidden, self.label))

@@ -3,12 +3,12 @@
 A step module imports earlier steps by their plain names (`from step4_softmax import softmax`).
 `load_step` runs the module with those names bound to modules of our choosing (the learner's own,
 or the reference solutions), so a learner's step is always judged with known neighbours.
+
+Standard library only: the student release ships this file as it is, with its own `layout`.
 """
 import importlib.util
 import sys
 from pathlib import Path
-
-from . import manifest
 
 
 class StepLoadError(Exception):
@@ -38,24 +38,27 @@ def _exec_module(name, path, bound):
     return module
 
 
-def load_step(module, folder, deps_folder=None, _cache=None):
+def load_step(module, folder, deps_folder=None, _cache=None, layout=None):
     """Return step `module` (e.g. "step6_head") imported from `folder`.
 
     The steps it depends on and the provided modules come from `deps_folder` when given (the
     reference), else from `folder` too. Raises StepLoadError with a plain message on failure.
+    `layout` gives `provided_modules()` and `step(module).depends_on` (default: the kit's manifest).
     """
+    if layout is None:
+        from . import manifest as layout
     folder = Path(folder)
     deps = Path(deps_folder) if deps_folder is not None else folder
     cache = {} if _cache is None else _cache
     bound = {}
-    for name in manifest.provided_modules():
+    for name in layout.provided_modules():
         key = (name, deps)
         if key not in cache:
             cache[key] = _exec_module(name, deps / f"{name}.py", {})
         bound[name] = cache[key]
-    for dep in manifest.step(module).depends_on:
+    for dep in layout.step(module).depends_on:
         key = (dep, deps)
         if key not in cache:
-            cache[key] = load_step(dep, deps, deps, cache)
+            cache[key] = load_step(dep, deps, deps, cache, layout)
         bound[dep] = cache[key]
     return _exec_module(module, folder / f"{module}.py", bound)

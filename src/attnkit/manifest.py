@@ -4,6 +4,7 @@ from functools import lru_cache
 
 import yaml
 
+from . import lessons
 from .paths import DATA_DIR
 
 
@@ -21,6 +22,11 @@ class Step:
     lesson: str
     depends_on: tuple
     functions: tuple  # of Function, in manifest order
+
+    @property
+    def read(self):
+        """Where to read, as the learner opens it: "lessons/en/step4_softmax.md"."""
+        return lessons.link(self.lesson)
 
     @property
     def filename(self):

@@ -18,3 +18,4 @@ ROOT = Path(os.environ.get("ATTNKIT_ROOT") or PACKAGE_DIR.parents[1]).resolve()
 SOLUTIONS_DIR = ROOT / "solutions"
 EXERCISES_DIR = ROOT / "exercises"
 HIDDEN_CASES_DIR = ROOT / "autograder" / "cases"
+LESSONS_DIR = ROOT / "lessons"  # lessons/en/, lessons/zh/: what every "read:" link points into

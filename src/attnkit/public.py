@@ -5,17 +5,16 @@ The learner's step is imported from the folder that holds the test file (or from
 `pytest exercises --solutions`), with the reference versions of the earlier steps it imports, so a
 mistake in step 4 is reported by step 4's tests only.
 """
-import copy
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from . import checks
-from .cases import cases_for, invoke_watched, named_outputs
+from . import checks, judge
+from .cases import cases_for
 from .loader import StepLoadError, load_step
 from .paths import SOLUTIONS_DIR
+from .student_runtime import hide_kit_frame
 
 SOLUTIONS_OPTION = "--solutions"
 
@@ -31,15 +30,6 @@ def learner_folder(config, test_path):
     return SOLUTIONS_DIR if config.getoption(SOLUTIONS_OPTION) else Path(test_path).resolve().parent
 
 
-def _hide_kit_frame(excinfo):
-    """pytest `__tracebackhide__` rule: hide the kit's frames around the learner's exceptions.
-
-    A pytest.fail message (our teaching message) keeps them, or pytest adds a note that every
-    traceback entry is hidden.
-    """
-    return not isinstance(excinfo.value, pytest.fail.Exception)
-
-
 def _diagnosis(case, calls, results=None, error=None):
     """The likely mistake behind wrong `results`, or behind the exception `error`; "" if none is known."""
     from . import mistakes  # the catalogue of known mistakes, loaded only when something failed
@@ -51,21 +41,9 @@ def _diagnosis(case, calls, results=None, error=None):
     return mistakes.describe(code) if code else ""
 
 
-def _exception_note(case, calls, kwargs, error):
-    """What the public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
-    inputs = "; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
-                       for name, value in kwargs.items() if not name.startswith("*"))
-    lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
-    likely = _diagnosis(case, calls, error=error)
-    if likely:
-        lines.append(f"likely mistake: {likely}")
-    lines.append(f"read: {case.read}")
-    return "\n".join(lines)
-
-
 def check_case(case, folder):
     """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong."""
-    __tracebackhide__ = _hide_kit_frame
+    __tracebackhide__ = hide_kit_frame
     try:
         module = _module(case.step.module, Path(folder))
     except StepLoadError as err:
@@ -75,27 +53,19 @@ def check_case(case, folder):
         pytest.fail(f"{case.step.filename} has no function {case.function}(): keep the name and signature "
                     "of the stub", pytrace=False)
     calls = case.build_calls()
-    raw, warned = [], []
-    for kwargs in calls:
-        try:
-            value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
-            raw.append(value)
-            warned += emitted
-        except NotImplementedError:
-            raise
-        except Exception as err:
-            if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
-                err.add_note(_exception_note(case, calls, kwargs, err))
-            raise
     try:
-        results = [named_outputs(case.returns, value) for value in raw]
-    except ValueError as err:
-        pytest.fail(f"{case.step.module}.{case.function} — {err}", pytrace=False)
-    verdict = checks.evaluate(case, calls, results)
-    if verdict.passed and warned:
-        verdict = checks.warning_verdict(case.function, warned)
+        verdict, results = judge.run_case(fn, case, calls, checks.expected_outputs(case, calls),
+                                          checks.expected_forms(case, calls))
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
+            err.add_note(judge.exception_note(case, calls, _diagnosis(case, calls, error=err)))
+        raise
+    if results is None:
+        pytest.fail(verdict.message, pytrace=False)
     if not verdict.passed:
-        pytest.fail(checks.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
+        pytest.fail(judge.teaching_message(case, calls, verdict, _diagnosis(case, calls, results)), pytrace=False)
 
 
 def case_test(step_module, function):
@@ -103,7 +73,7 @@ def case_test(step_module, function):
 
     @pytest.mark.parametrize("case", cases_for(step_module, "public", function), ids=str)
     def test(case, request):
-        __tracebackhide__ = _hide_kit_frame
+        __tracebackhide__ = hide_kit_frame
         check_case(case, learner_folder(request.config, request.path))
 
     test.__name__ = f"test_{function}"

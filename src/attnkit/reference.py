@@ -1,8 +1,7 @@
 """The reference solutions (solutions/), loaded once per process, and the results they give."""
-import copy
 from functools import lru_cache
 
-from .cases import invoke, named_outputs
+from .judge import call_named
 from .loader import load_step
 from .paths import SOLUTIONS_DIR
 
@@ -20,4 +19,4 @@ def reference_function(module, function):
 def reference_outputs(case, calls):
     """The reference's named results for each call of `case` (on copies of the arguments)."""
     fn = reference_function(case.step.module, case.function)
-    return [named_outputs(case.returns, invoke(fn, copy.deepcopy(kwargs))) for kwargs in calls]
+    return [call_named(fn, case.returns, kwargs) for kwargs in calls]

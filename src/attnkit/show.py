@@ -2,7 +2,8 @@
 
 Standard library and numpy only, and no kit module: the renderer is the same in a student's copy
 without solutions/. Columns are padded by display width, so CJK token labels (two columns each)
-line up with ASCII ones. In a notebook: `from attnkit.show import grid; print(grid(P, tokens, tokens))`.
+line up with ASCII ones. In a notebook: `from attnkit.show import grid; print(grid(P, tokens, tokens))`; the
+student release ships this file as `attnkit_runtime/show.py`.
 """
 import unicodedata
 

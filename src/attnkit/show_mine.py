@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import manifest
-from .cases import named_outputs
+from .judge import named_outputs
 from .loader import StepLoadError, load_step
 from .paths import SOLUTIONS_DIR
 from .show import CORNER, MARK, beside, grid

@@ -47,6 +47,18 @@ def rewrite_solution_blocks(source, filename, replace):
     return "".join(out)
 
 
+def solution_lines(source):
+    """The non-blank lines between ### BEGIN SOLUTION and ### END SOLUTION, stripped."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped in (BEGIN, END):
+            inside = stripped == BEGIN
+        elif inside and stripped:
+            lines.append(stripped)
+    return lines
+
+
 def strip_solutions(source, step):
     """Return `source` with each solution block replaced by a NotImplementedError."""
     def stub(function, indent, begin, block, end):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import checks, mistakes
+from .. import judge, mistakes
 
 POINTS_SPLIT = ("Each step is graded on its own: its tests run with the reference versions of the earlier "
                 "steps it imports, so a mistake costs points only in the step that made it. A step's points "
@@ -119,21 +119,21 @@ def _judge(plan, planned, results, problem, missing):
         status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
         warned = [text for r in calls for text in r.warnings]
         if status == "passed" and warned:  # after the memo: the same values without warnings pass
-            status, output = "failed", checks.teaching_message(case, planned.calls,
-                                                               checks.warning_verdict(case.function, warned))
+            status, output = "failed", judge.teaching_message(case, planned.calls,
+                                                              judge.warning_verdict(case.function, warned))
     return _result(planned, status, output, code)
 
 
 def _verdict(planned, parts):
     """(status, output, diagnosis) of results that came back."""
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = checks.evaluate(planned.case, planned.calls, parts, planned.expected, planned.forms)
+        verdict = judge.evaluate(planned.case, planned.calls, parts, planned.expected, planned.forms)
     if verdict.passed:
         return "passed", "", None
     with _DIAGNOSIS_LOCK:
         code = mistakes.diagnose(planned.case, planned.calls, parts)
     text = mistakes.describe(code) if code else ""
-    return "failed", checks.teaching_message(planned.case, planned.calls, verdict, text), code
+    return "failed", judge.teaching_message(planned.case, planned.calls, verdict, text), code
 
 
 def _result(planned, status, output, code):
@@ -166,8 +166,8 @@ def _not_run(planned, result, problem):
         return "error", f"{where}\n  your file could not be loaded: {result.error}", None
     with _DIAGNOSIS_LOCK:
         code = mistakes.diagnose_exception(case, result.exc_type, result.error)
-    verdict = checks.Verdict(False, "exception", f"raised {result.error}" if result.exc_type else result.error)
-    return "error", checks.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
+    verdict = judge.Verdict(False, "exception", f"raised {result.error}" if result.exc_type else result.error)
+    return "error", judge.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
 
 
 def _not_written(case, what):

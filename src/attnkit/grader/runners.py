@@ -4,13 +4,12 @@
 callables here (the reference, with known mistakes standing in for some functions): `attnkit
 verify` uses it to check that every mistake of the catalogue is caught and named.
 """
-import copy
 import time
 import warnings
 
 import numpy as np
 
-from ..cases import invoke, named_outputs
+from ..judge import call_named
 from ..reference import reference_function
 from .sandbox import CallResult, Limits, SubmissionRun, run_submission
 
@@ -47,7 +46,7 @@ class InProcessRunner:
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = named_outputs(job.returns, invoke(fn, copy.deepcopy(job.kwargs)))
+                result = call_named(fn, job.returns, job.kwargs)
             parts = {name: np.asarray(value) for name, value in result.items()}
             return CallResult("ok", parts, "", "", time.perf_counter() - start)
         except NotImplementedError as err:

@@ -331,7 +331,7 @@ class Submission:
         if not callable(fn):
             return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
         import numpy as np
-        try:  # as attnkit.cases.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
+        try:  # as attnkit.judge.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
             with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
                 warnings.simplefilter("always")
                 result = fn(*args, **kwargs)
@@ -380,7 +380,7 @@ class Submission:
 
 
 def _warning_texts(caught):
-    """The RuntimeWarnings among `caught` as text, as attnkit.cases.invoke_watched gives them (capped)."""
+    """The RuntimeWarnings among `caught` as text, as attnkit.judge.invoke_watched gives them (capped)."""
     texts = [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
              for w in caught if issubclass(w.category, RuntimeWarning)]
     return [text[:300] for text in texts[:MAX_WARNINGS]]
@@ -408,7 +408,7 @@ class ResultRefused(Exception):
 
 
 def _named_parts(returns, result):
-    """Mirror of attnkit.cases.named_outputs; only arrays and plain numbers may come back."""
+    """Mirror of attnkit.judge.named_outputs; only arrays and plain numbers may come back."""
     if len(returns) > 1 and not isinstance(result, (tuple, list)) and all(hasattr(result, n) for n in returns):
         parts = {name: getattr(result, name) for name in returns}
     elif len(returns) > 1:

@@ -6,8 +6,8 @@ function as it behaves with one mistake made
 whose output (or error) on a case's calls matches the learner's; `describe` is the text to show.
 """
 from .catalogue import Mistake, catalogue, describe
-from .diagnosis import Outcome, diagnose, diagnose_exception, outcomes
+from .diagnosis import Outcome, diagnose, diagnose_exception, failing, outcomes
 from .worlds import mistaken_function, slip_overrides, variants
 
-__all__ = ["Mistake", "Outcome", "outcomes", "catalogue", "describe", "diagnose", "diagnose_exception", "mistaken_function", "slip_overrides",
+__all__ = ["Mistake", "Outcome", "failing", "outcomes", "catalogue", "describe", "diagnose", "diagnose_exception", "mistaken_function", "slip_overrides",
            "variants"]

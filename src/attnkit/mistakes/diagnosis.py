@@ -6,15 +6,13 @@ equal the reference's cannot be told apart on this case and is dropped; one that
 for `diagnose_exception`. After that, a diagnosis is a few array comparisons, most of them stopped
 by one number: the learner's value at the first cell where the mistake departs from the reference.
 """
-import copy
 import math
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..cases import invoke, named_outputs
-from ..checks import compare
+from ..judge import call_named, compare, evaluate, pick
 from ..reference import reference_function
 from .catalogue import catalogue
 from .worlds import variants
@@ -48,7 +46,7 @@ def _run(function, case, calls):
         warnings.simplefilter("ignore")
         for kwargs in calls:
             try:
-                outputs.append(named_outputs(case.returns, invoke(function, copy.deepcopy(kwargs))))
+                outputs.append(call_named(function, case.returns, kwargs))
             except Exception as err:  # noqa: BLE001 — any error a mistake makes is a fact to match
                 return Outcome((), (type(err).__name__, str(err)))
     return Outcome(tuple(outputs), ())
@@ -73,6 +71,22 @@ def outcomes(case, calls):
     function gives on these calls, in diagnosis order."""
     return [(code, _run(function, case, calls))
             for code in catalogue() for function in variants(code, case.step.module, case.function)]
+
+
+def failing(case, calls, expected, forms):
+    """[(code, Outcome)] of the mistakes that fail `case` on `calls` (judged against `expected`, or
+    `forms` for a property case), in diagnosis order: the error a mistake raises, or its outputs
+    (only the parts the case checks, as its picks take them)."""
+    found = []
+    with np.errstate(all="ignore"):
+        for code, outcome in outcomes(case, calls):
+            if outcome.error:
+                found.append((code, outcome))
+            elif not evaluate(case, calls, list(outcome.outputs), expected, forms).passed:
+                outputs = outcome.outputs if expected is None else tuple(
+                    {p: pick(r, p) for p in want} for r, want in zip(outcome.outputs, expected))
+                found.append((code, Outcome(outputs, ())))
+    return found
 
 
 def _build(case, calls):
@@ -105,7 +119,7 @@ def _close(want, got, tolerance):
 
 
 def _roughly_equal(want, got, tolerance):
-    """False only where checks.compare would say no too; compare builds messages, this does not."""
+    """False only where judge.compare would say no too; compare builds messages, this does not."""
     want, got = np.asarray(want), np.asarray(got)
     if want.shape != got.shape:
         return False
@@ -136,7 +150,7 @@ def diagnose(case, calls, results):
     """The code of the known mistake whose outputs on `calls` match the learner's `results`, or None.
 
     `calls` are the case's calls (`case.build_calls()`); `results` one {part name: value} per call,
-    as `checks.evaluate` takes them. Only mistakes that change the reference's outputs on these
+    as `judge.evaluate` takes them. Only mistakes that change the reference's outputs on these
     calls are considered, every part of every call must match, and the first match in catalogue
     order wins.
     """

@@ -1,7 +1,7 @@
 """Cases of the catalogue as plain data for `runtime.StepChecks.run`, and as Python text for a cell.
 
 Argument specs stay as the catalogue writes them (the kernel builds them with the kit's own
-`build_arg`), except specs that call the reference solution: those, and every expected value, are
+`judge.build_arg`), except specs that call the reference solution: those, and every expected value, are
 computed here and stored as arrays, so the notebook never needs the solutions.
 """
 import base64
@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from .. import checks, lessons, mistakes
-from ..cases import _DTYPES, build_arg, pick
+from ..cases import build_arg
+from ..judge import DTYPES, encode_forms
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 
@@ -19,7 +20,7 @@ def encode_array(value):
     arr = np.asarray(value)
     if arr.dtype.hasobject:
         raise ValueError(f"cannot store an array of Python objects in the notebook: {arr!r:.80}")
-    if arr.size <= SMALL and str(arr.dtype) in _DTYPES:  # the dtypes build_arg reads back
+    if arr.size <= SMALL and str(arr.dtype) in DTYPES:  # the dtypes build_arg reads back
         return {"array": arr.tolist(), "dtype": str(arr.dtype)}
     return {"b64": base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii"),
             "dtype": str(arr.dtype), "shape": list(arr.shape)}
@@ -33,25 +34,16 @@ def _encode_arg(name, spec):
     return spec
 
 
-def known_mistakes(case, calls, expected):
+def known_mistakes(case, calls, expected, forms):
     """The catalogued mistakes that fail `case`, in diagnosis order, with what each one returns or raises.
 
     The notebook names the first one whose results the learner's match (`runtime.StepChecks`), as
     `attnkit.mistakes.diagnose` does for the public tests and the grader.
     """
-    found = []
-    with np.errstate(all="ignore"):
-        for code, outcome in mistakes.outcomes(case, calls):
-            entry = {"code": code, "text": mistakes.describe(code, "en")}
-            if outcome.error:  # the error this mistake makes is what the notebook matches
-                found.append({**entry, "error": list(outcome.error)})
-                continue
-            results = list(outcome.outputs)
-            if not checks.evaluate(case, calls, results, expected).passed:
-                if expected is not None:  # only the parts the case checks, as the checks pick them
-                    results = [{p: pick(r, p) for p in want} for r, want in zip(results, expected)]
-                found.append({**entry, "outputs": [{p: encode_array(v) for p, v in r.items()} for r in results]})
-    return found
+    return [{"code": code, "text": mistakes.describe(code, "en"), "error": list(outcome.error)} if outcome.error
+            else {"code": code, "text": mistakes.describe(code, "en"),
+                  "outputs": [{p: encode_array(v) for p, v in r.items()} for r in outcome.outputs]}
+            for code, outcome in mistakes.failing(case, calls, expected, forms)]
 
 
 def encode_case(case, small=False):
@@ -62,6 +54,7 @@ def encode_case(case, small=False):
     """
     calls = case.build_calls()
     expected = checks.expected_outputs(case, calls)
+    forms = checks.expected_forms(case, calls)
     spec = {
         "name": case.name,
         "function": case.function,
@@ -76,9 +69,8 @@ def encode_case(case, small=False):
         spec["hint"] = case.hint
     if case.kind == "property":
         spec["expect"] = case.expect
-        spec["forms"] = [{part: [list(shape), dtype.str] for part, (shape, dtype) in call.items()}
-                         for call in checks.expected_forms(case, calls)]
-    found = known_mistakes(case, calls, expected)
+        spec["forms"] = encode_forms(forms)
+    found = known_mistakes(case, calls, expected, forms)
     spec["mistakes"] = [m for m in found if not small or "b64" not in repr(m)]
     return spec
 

@@ -1,9 +1,9 @@
 """What the notebook's test cells run: a step's cases on the learner's functions, judged in the kernel.
 
-The course builder copies this module into a locked cell of the notebook, after attnkit's own
-judging code (`indexing`, parts of `cases` and `checks`), so the notebook needs nothing but numpy and
-its messages are the kit's. The package imports below are the lines that copy leaves out; in the
-package they keep this module importable, so the kit's tests can run it directly.
+The course builder copies this module into a locked cell of the notebook, after the source of the
+portable judging core (`attnkit.judge`) whole, so the notebook needs nothing but numpy and its
+messages are the kit's. The package import below is the line that copy leaves out; in the package
+it keeps this module importable, so the kit's tests can run it directly.
 
 A test cell makes one `StepChecks`, runs the step's public cases with `run`, the hidden ones with
 `run_hidden` and ends with `finish`, which raises when anything failed: nbgrader then gives the
@@ -12,16 +12,13 @@ for nbgrader to strip, so a returned test cell keeps the checksum nbgrader recor
 course folder it finds no hidden cases and runs none.
 """
 import base64
-import copy
 import hashlib
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
-from ..cases import build_arg, invoke_watched, named_outputs
-from ..checks import Verdict, evaluate, teaching_message, warning_verdict
+from ..judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
@@ -44,21 +41,6 @@ def decode_outputs(outputs):
 def build_call(call):
     """The keyword arguments of one call ("*name" keys hold positional arguments, as in the catalogue)."""
     return {arg: [decode(s) for s in spec] if arg.startswith("*") else decode(spec) for arg, spec in call.items()}
-
-
-class NotebookCase:
-    """The fields of `attnkit.cases.Case` that judging and the teaching messages read."""
-
-    def __init__(self, module, spec):
-        self.step = SimpleNamespace(module=module)
-        self.name = spec["name"]
-        self.function = spec["function"]
-        self.concept = spec["concept"]
-        self.read = spec["read"]
-        self.hint = spec.get("hint", "")
-        self.returns = tuple(spec["returns"])
-        self.tolerance = spec["tolerance"]
-        self.expect = spec.get("expect", {})
 
 
 def find_hidden(assignment, digest, start=None):
@@ -86,21 +68,6 @@ def find_hidden(assignment, digest, start=None):
         "regenerate the course if you changed that file")
 
 
-def decode_forms(forms):
-    """A property case's stored result forms, one {part: (shape, dtype)} per call (None for other cases)."""
-    return None if forms is None else [{part: (tuple(shape), np.dtype(dtype)) for part, (shape, dtype) in call.items()}
-                                       for call in forms]
-
-
-def _evaluate(case, calls, results, expected, forms=None):
-    """checks.evaluate, with anything it cannot judge in a learner's result reported as a failure, not a crash."""
-    try:
-        return evaluate(case, calls, results, expected, forms)
-    except (IndexError, TypeError, ValueError) as err:
-        shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
-        return Verdict(False, "shape", f"the result could not be compared ({type(err).__name__}: {err}); got {shapes}")
-
-
 class StepChecks:
     """The checks of one step's test cell."""
 
@@ -115,7 +82,7 @@ class StepChecks:
 
     def run(self, spec, visibility="public"):
         """Run one case (a dict made by the course builder) on the learner's function and judge it."""
-        case = NotebookCase(self.module, spec)
+        case = portable_case(self.module, spec)
         calls = [build_call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
@@ -133,31 +100,22 @@ class StepChecks:
         if not callable(fn):
             return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
                                              "first, and keep the function's name and signature"), ""
-        raw, warned = [], []
-        for kwargs in calls:
-            try:
-                value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
-                raw.append(value)
-                warned += emitted
-            except NotImplementedError as err:
-                if str(err) not in self.not_written:
-                    self.not_written.append(str(err))
-                return None
-            except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
-                name, text = type(err).__name__, str(err)
-                diagnosis = next((m["text"] for m in spec["mistakes"] if "error" in m and m["error"][0] == name
-                                  and m["error"][1] and m["error"][1] in text), "")
-                return Verdict(False, "exception", f"raised {name}: {text}"), diagnosis
         try:
-            results = [named_outputs(case.returns, value) for value in raw]
-        except ValueError as err:
-            return Verdict(False, "result", str(err)), ""
-        verdict = _evaluate(case, calls, results, decode_outputs(spec["expected"]), decode_forms(spec.get("forms")))
-        if verdict.passed:
-            return (warning_verdict(case.function, warned) if warned else verdict), ""
+            verdict, results = run_case(fn, case, calls, decode_outputs(spec["expected"]), case.forms)
+        except NotImplementedError as err:
+            if str(err) not in self.not_written:
+                self.not_written.append(str(err))
+            return None
+        except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
+            name, text = type(err).__name__, str(err)
+            diagnosis = next((m["text"] for m in spec["mistakes"] if "error" in m and m["error"][0] == name
+                              and m["error"][1] and m["error"][1] in text), "")
+            return Verdict(False, "exception", f"raised {name}: {text}"), diagnosis
+        if verdict.passed or results is None:
+            return verdict, ""
         with np.errstate(all="ignore"):
             diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
-                              and _evaluate(case, calls, results, decode_outputs(m["outputs"])).passed), "")
+                              and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
         return verdict, diagnosis
 
     def run_hidden(self, assignment, digest):

@@ -1,0 +1,420 @@
+"""The portable judging core: build a case's arguments, call a function, name the parts of its
+result, judge them, and word the teaching message. Standard library and numpy only.
+
+The kit imports it (public tests, grader, diagnosis, nbgrader builder), the student release ships it
+as a file of its runtime, and the nbgrader notebook embeds its source whole: one copy of the
+"call, name the parts, judge" loop everywhere. It never imports the reference solutions: an argument
+spec that calls one (`{"call": "step3_masks.causal_visible", ...}`) is resolved by the function the
+caller passes (`build_arg(spec, call=...)`); the release and the notebook store such arguments as
+arrays instead. Judging never calls learner code except in `run_case`, which the caller runs
+wherever learner code may run.
+
+A case here is anything with the attributes `name`, `step.module`, `function`, `returns`, `concept`,
+`read` (where to read, as the learner sees it), `hint`, `tolerance` and `expect` (`attnkit.cases.Case`, or `portable_case` below).
+"""
+import copy
+import re
+import warnings
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+_PICK = re.compile(r"^\s*(\w+)?\s*(\[.*\])?\s*$")
+_SLICE_PART = re.compile(r"^\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*)?)?$")
+
+
+def parse_index(text):
+    """Return the numpy index for "[1, :3]" / "[..., -1]" (ints, slices and ... only)."""
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise ValueError(f"an index must look like [1, :3], got {text!r}")
+    parts = []
+    for raw in text[1:-1].split(","):
+        raw = raw.strip()
+        if raw == "...":
+            parts.append(Ellipsis)
+            continue
+        match = _SLICE_PART.match(raw)
+        if not raw or not match:
+            raise ValueError(f"cannot read index part {raw!r} in {text!r}")
+        if ":" in raw:
+            start, stop, step = (int(g) if g is not None else None for g in match.groups())
+            parts.append(slice(start, stop, step))
+        else:
+            parts.append(int(match.group(1)))
+    return tuple(parts)
+
+
+def parse_pick(text):
+    """Split "O[1, :3]" into ("O", index) and "P" into ("P", ()); the name may be omitted."""
+    match = _PICK.match(text)
+    if not match:
+        raise ValueError(f"a pick must look like O[1, :3], got {text!r}")
+    name, index = match.groups()
+    return name, (parse_index(index) if index else ())
+
+
+DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32, "bool": bool}
+_GENERATORS = ("array", "normal", "random_bool", "call")
+_MODIFIERS = ("take", "plus", "times", "assign", "pad_to", "dtype", "seed", "scale", "p", "args")
+
+
+def as_array(value, dtype=None):
+    if dtype is not None:
+        return np.array(value, dtype=DTYPES[dtype])
+    arr = np.array(value)
+    return arr if arr.dtype == bool else arr.astype(np.float64)
+
+
+def build_arg(spec, call=None):
+    """Turn one argument spec from a case file into the value passed to the function.
+
+    `call(target, args)` resolves a spec {"call": "module.function", "args": …}: it gets the raw
+    specs of the arguments and returns the value (the kit runs the reference solution there).
+    """
+    if isinstance(spec, list):
+        return as_array(spec)
+    if not isinstance(spec, dict):
+        return spec  # a plain number such as d_h, n_query
+    generators = [key for key in _GENERATORS if key in spec]
+    unknown = set(spec) - set(_GENERATORS) - set(_MODIFIERS)
+    if len(generators) != 1 or unknown:
+        raise ValueError(f"an argument spec needs exactly one of {_GENERATORS}, got keys {sorted(spec)}")
+    kind = generators[0]
+    if kind == "array":
+        value = as_array(spec["array"], spec.get("dtype"))
+    elif kind == "normal":
+        rng = np.random.default_rng(spec["seed"])
+        value = (rng.standard_normal(spec["normal"]) * spec.get("scale", 1.0)).astype(DTYPES[spec.get("dtype", "float64")])
+    elif kind == "random_bool":
+        value = np.random.default_rng(spec["seed"]).random(spec["random_bool"]) < spec.get("p", 0.5)
+    else:
+        if call is None:
+            raise ValueError(f"the argument spec calls {spec['call']}: it must be stored as an array here")
+        value = call(spec["call"], spec.get("args", {}))
+    if "plus" in spec:
+        value = value + np.asarray(spec["plus"], dtype=value.dtype)
+    if "times" in spec:
+        value = value * np.asarray(spec["times"], dtype=value.dtype)
+    if "assign" in spec:
+        value = value.copy()
+        value[parse_index(spec["assign"]["index"])] = spec["assign"]["value"]
+    if "take" in spec:
+        value = np.ascontiguousarray(value[parse_index(spec["take"])])
+    if "pad_to" in spec:
+        value = np.pad(value, [(0, want - have) for have, want in zip(value.shape, spec["pad_to"])])
+    return value
+
+
+def invoke(fn, kwargs):
+    """Call `fn` with one call's arguments; a "*name" key is spread as positional arguments."""
+    __tracebackhide__ = True  # pytest shows the learner's frames, not this one
+    args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
+    return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
+
+
+def invoke_watched(fn, kwargs):
+    """(`invoke(fn, kwargs)`, [each RuntimeWarning the call emitted, as text with its file and line]).
+
+    numpy's usual error state applies (division by zero, overflow and invalid values warn), so a
+    result reached through NaN or inf is seen even when the learner's code cleaned it up afterwards.
+    """
+    __tracebackhide__ = True
+    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
+        warnings.simplefilter("always")
+        value = invoke(fn, kwargs)
+    return value, [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
+                   for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+def call_named(fn, returns, kwargs):
+    """Call `fn` on a copy of one call's arguments and name the parts of its result."""
+    __tracebackhide__ = True
+    return named_outputs(returns, invoke(fn, copy.deepcopy(kwargs)))
+
+
+def pick(outputs, text):
+    """Select part of a named result: pick({"O": …, "P": …}, "O[1, :3]")."""
+    name, index = parse_pick(text)
+    if name is None:
+        if len(outputs) != 1:
+            raise ValueError(f"pick {text!r} names no part, but the result has parts {list(outputs)}")
+        name = next(iter(outputs))
+    return outputs[name][index] if index else outputs[name]
+
+
+def named_outputs(returns, result):
+    """Name the parts of a function's result after the manifest's `returns` list.
+
+    A tuple/list result is matched in order; a result object with those attributes (HeadTrace) is
+    read by attribute; anything else is the single part. Raises ValueError when the count is wrong.
+    """
+    if len(returns) > 1 and all(hasattr(result, name) for name in returns) and not isinstance(result, (tuple, list)):
+        return {name: getattr(result, name) for name in returns}
+    if len(returns) > 1:
+        if not isinstance(result, (tuple, list)):
+            raise ValueError(f"expected a tuple ({', '.join(returns)}), got a single {type(result).__name__}")
+        if len(result) != len(returns):
+            raise ValueError(f"expected a tuple of {len(returns)} ({', '.join(returns)}), got {len(result)} values")
+        return dict(zip(returns, result))
+    return {returns[0]: result}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    problem: str  # "" when passed, else "result", "shape", "dtype", "nan", "values", "property" or "warning"
+    message: str
+
+
+PASSED = Verdict(True, "", "")
+
+
+def show(value, precision=4, indent=11):
+    """A short, readable text of an array or scalar; continuation lines indented by `indent`."""
+    arr = np.asarray(value)
+    if arr.dtype == bool:
+        arr = arr.astype(int)
+    return np.array2string(arr, precision=precision, threshold=24, edgeitems=3, suppress_small=True,
+                           max_line_width=100, separator=", ").replace("\n", "\n" + " " * indent)
+
+
+def describe_inputs(kwargs):
+    """One line per argument: its shape and dtype, and its value when it is small."""
+    lines = []
+    for name, value in kwargs.items():
+        if name.startswith("*"):  # positional arguments, e.g. combine_visible(*visibles)
+            lines += describe_inputs({f"{name[1:]}[{k}]": v for k, v in enumerate(value)})
+            continue
+        arr = np.asarray(value)
+        if arr.ndim == 0:
+            lines.append(f"{name} = {value!r}")
+        elif arr.size <= 16:
+            lines.append(f"{name} = {show(arr, indent=0)}".replace("\n", " "))
+        else:
+            lines.append(f"{name}: shape {arr.shape}, {arr.dtype}")
+    return lines
+
+
+def check_form(shape, dtype, got, label):
+    """None when `got` is an array of this shape and a dtype a right answer could have, else the
+    Verdict naming the first difference (its type, then its shape, then its dtype)."""
+    if not isinstance(got, (np.ndarray, np.generic, bool, int, float)):
+        return Verdict(False, "result", f"{label}: expected a numpy array, got {type(got).__name__}")
+    got = np.asarray(got)
+    if got.shape != tuple(shape):
+        return Verdict(False, "shape", f"{label}: expected shape {tuple(shape)}, got {got.shape}")
+    if dtype == bool:
+        if got.dtype != bool:
+            return Verdict(False, "dtype", f"{label}: expected a boolean table, got dtype {got.dtype}")
+        return None
+    if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
+        return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
+    if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
+        return Verdict(False, "dtype", f"{label}: expected dtype {dtype}, got {got.dtype} "
+                                       "(float32 in must give float32 out: a float64 array or numpy float64 number met "
+                                       "on the way turns the result into float64)")
+    return None
+
+
+def compare(expected, got, tolerance, label):
+    """Compare one array with its expected value; return a Verdict naming the first problem."""
+    expected = np.asarray(expected)
+    wrong_form = check_form(expected.shape, expected.dtype, got, label)
+    if wrong_form:
+        return wrong_form
+    got = np.asarray(got)
+    if expected.dtype == bool:
+        wrong = np.argwhere(got != expected)
+        if len(wrong):
+            cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:6])
+            return Verdict(False, "values",
+                           f"{label}: {len(wrong)} of {expected.size} cells differ (first at {cells})\n"
+                           f"  expected {show(expected)}\n  got      {show(got)}")
+        return PASSED
+    bad_nan = np.isnan(got) & ~np.isnan(expected)
+    bad_inf = np.isinf(got) & ~(np.isinf(expected) & (np.sign(got) == np.sign(expected)))
+    if bad_nan.any() or bad_inf.any():
+        where = np.argwhere(bad_nan | bad_inf)[0]
+        return Verdict(False, "nan", f"{label}: {int(bad_nan.sum())} NaN and {int(bad_inf.sum())} inf values "
+                                     f"where numbers were expected (first at {tuple(int(i) for i in where)})\n"
+                                     f"  expected {show(expected)}\n  got      {show(got)}")
+    atol, rtol = tolerance["atol"], tolerance["rtol"]
+    close = np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
+    if close.all():
+        return PASSED
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are -inf (masked cells)
+        diff = np.where(np.isfinite(expected) & np.isfinite(got), np.abs(got.astype(np.float64) - expected), np.inf)
+        diff = np.where(close, 0.0, diff)
+        worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
+        rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
+    return Verdict(False, "values",
+                   f"{label}: {int((~close).sum())} of {close.size} values are off (atol {atol:g}, rtol {rtol:g});"
+                   f" largest error {float(diff[worst]):.3g} (relative {float(rel):.3g}) at {tuple(int(i) for i in worst)}:"
+                   f" expected {float(expected[worst]):.6g}, got {float(got[worst]):.6g}\n"
+                   f"  expected {show(expected)}\n  got      {show(got)}")
+
+
+def picked(result, text):
+    """(the part `text` of a learner's result, None), or (None, a Verdict) when it cannot be taken."""
+    try:
+        return pick(result, text), None
+    except (IndexError, TypeError, KeyError) as err:
+        name = text.split("[")[0]
+        shape = np.shape(result.get(name)) if name in result else "missing"
+        return None, Verdict(False, "shape", f"{text}: cannot be taken from the result ({name} has shape {shape}: {err})")
+
+
+def _label(part, k, calls):
+    return part if len(calls) == 1 else f"{part} (call {k + 1})"
+
+
+def check_property(case, results, forms):
+    """The Verdict of a property case on `results` (one {part: value} per call).
+
+    Each result must first have the form of the reference's (`forms`: one {part: (shape, dtype)}
+    per call, computed by the kit or stored), so a constant earns nothing; then hold no NaN or +inf;
+    then have the property.
+    """
+    if forms is None or len(forms) != len(results):
+        raise ValueError(f"case {case.name}: a property case is judged with its results' forms, one per call")
+    for k, (result, form) in enumerate(zip(results, forms)):
+        for part, (shape, dtype) in form.items():
+            got, bad = picked(result, part)
+            bad = bad or check_form(shape, dtype, got, _label(part, k, results))
+            if bad:
+                return bad
+        for part, got in result.items():
+            if np.asarray(got).dtype != bool:
+                finite = np.isfinite(np.asarray(got, dtype=np.float64)) | np.isneginf(np.asarray(got, dtype=np.float64))
+                if not finite.all():
+                    return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf: {show(got)}")
+    prop = case.expect["property"]
+    if prop == "same_across_calls":
+        (first, bad1), (second, bad2) = (picked(res, p) for res, p in zip(results, case.expect["picks"]))
+        if bad1 or bad2:
+            return bad1 or bad2
+        verdict = compare(first, second, case.tolerance, f"{case.expect['picks'][1]} (call 2)")
+        if verdict.passed:
+            return PASSED
+        return Verdict(False, "property", f"{case.expect['explain']}\n{verdict.message}")
+    if prop == "rows_sum_to_one_or_zero":
+        for k, res in enumerate(results, start=1):
+            P, bad = picked(res, case.expect["pick"])
+            if bad:
+                return bad
+            P = np.asarray(P, dtype=np.float64)
+            sums = P.sum(axis=-1)
+            ok = (np.isclose(sums, 1.0, atol=1e-6) | np.isclose(sums, 0.0, atol=1e-12)) & (P >= 0).all(axis=-1)
+            if not ok.all():
+                row = tuple(int(i) for i in np.argwhere(~ok)[0])
+                return Verdict(False, "property", f"call {k}: every row of P must sum to 1 (or be all 0 when no key "
+                                                  f"is visible) with no negative weight; row {row} sums to "
+                                                  f"{float(sums[row]):.6g}: {show(P[row])}")
+        return PASSED
+    raise ValueError(f"case {case.name}: unknown property {prop!r}")
+
+
+def evaluate(case, calls, results, expected, forms):
+    """Return the Verdict for `results` (one {part name: value} dict per call) on `case`.
+
+    `calls` are the arguments that were passed; `expected` what each call must give (one
+    {part: array} per call, the reference's or stored), or None for a property case, which is
+    judged by `check_property` with `forms` (None for the other cases).
+    """
+    if expected is None:
+        return check_property(case, results, forms)
+    for k, (result, reference) in enumerate(zip(results, expected)):
+        for part, want in reference.items():
+            got, bad = picked(result, part)
+            verdict = bad or compare(want, got, case.tolerance, _label(part, k, calls))
+            if not verdict.passed:
+                return verdict
+    return PASSED
+
+
+def warning_verdict(function, warned):
+    """The Verdict of results that were right but came with NumPy warnings (`warned`, their texts)."""
+    more = f" (and {len(warned) - 1} more)" if len(warned) > 1 else ""
+    return Verdict(False, "warning", f"{function}() gave the right values but emitted a warning on the way: "
+                                     f"{warned[0]}{more}\n  NaN or inf was computed and then hidden; a right "
+                                     "answer keeps every intermediate value finite (no NaN, no warning)")
+
+
+def teaching_message(case, calls, verdict, diagnosis_text=""):
+    """The full text a learner sees when `case` fails."""
+    lines = [f"{case.step.module}.{case.function} — {case.concept}"]
+    for k, kwargs in enumerate(calls):
+        prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
+        lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
+    lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
+    if diagnosis_text:
+        lines.append(f"  likely mistake: {diagnosis_text}")
+    if case.hint:
+        lines.append(f"  hint: {case.hint}")
+    lines.append(f"  read: {case.read}")
+    return "\n".join(lines)
+
+
+def exception_note(case, calls, diagnosis_text=""):
+    """What a public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
+    inputs = " | ".join("; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
+                                  for name, value in kwargs.items() if not name.startswith("*")) for kwargs in calls)
+    lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
+    if diagnosis_text:
+        lines.append(f"likely mistake: {diagnosis_text}")
+    lines.append(f"read: {case.read}")
+    return "\n".join(lines)
+
+
+def run_case(fn, case, calls, expected, forms):
+    """Call `fn` once per call (on copies of the arguments), name the parts, judge: (Verdict, results).
+
+    `results` is one {part: value} per call, or None when the result could not be named (a wrong
+    tuple, judged as problem "result"). Right results reached through a NumPy RuntimeWarning fail
+    (`warning_verdict`). Whatever `fn` raises propagates: each caller reports a learner's exception
+    its own way.
+    """
+    __tracebackhide__ = True  # pytest shows the learner's frames, not this one
+    raw, warned = [], []
+    for kwargs in calls:  # a loop, not a comprehension: its frame would show in the learner's traceback
+        value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
+        raw.append(value)
+        warned += emitted
+    try:
+        results = [named_outputs(case.returns, value) for value in raw]
+    except ValueError as err:
+        return Verdict(False, "result", f"{case.step.module}.{case.function} — {err}"), None
+    verdict = evaluate_safely(case, calls, results, expected, forms)
+    return (warning_verdict(case.function, warned) if verdict.passed and warned else verdict), results
+
+
+def evaluate_safely(case, calls, results, expected, forms):
+    """evaluate(), with anything it cannot judge in a learner's result reported as a failure, not a crash."""
+    try:
+        return evaluate(case, calls, results, expected, forms)
+    except (IndexError, TypeError, ValueError) as err:
+        shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
+        return Verdict(False, "shape", f"the result could not be compared ({type(err).__name__}: {err}); got {shapes}")
+
+
+def encode_forms(forms):
+    """Result forms (one {part: (shape, dtype)} per call) as plain data to store: [{part: [shape, dtype name]}]."""
+    return [{part: [list(shape), str(np.dtype(dtype))] for part, (shape, dtype) in call.items()} for call in forms]
+
+
+def decode_forms(data):
+    """The result forms of a property case stored by `encode_forms` (None for the other cases)."""
+    return None if data is None else [{part: (tuple(shape), np.dtype(dtype)) for part, (shape, dtype) in call.items()}
+                                      for call in data]
+
+
+def portable_case(module, spec):
+    """A case from plain data (the release's test files, the notebook's cells): a namespace with
+    the attributes judging and the teaching messages read, and `forms`, the stored result forms of a
+    property case (None for the others)."""
+    return SimpleNamespace(step=SimpleNamespace(module=module), name=spec["name"], function=spec["function"],
+                           concept=spec["concept"], read=spec["read"], hint=spec.get("hint", ""),
+                           returns=tuple(spec["returns"]), tolerance=spec["tolerance"], expect=spec.get("expect", {}),
+                           forms=decode_forms(spec.get("forms")))

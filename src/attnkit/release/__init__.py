@@ -1,0 +1,85 @@
+"""`attnkit release OUT`: the student hand-out, a folder ready to be a git repository.
+
+    OUT/README.md                      set-up in one command, then `pytest exercises`
+    OUT/lessons/                       the kit's lessons, English and Chinese: every "read:" link points here
+    OUT/pyproject.toml                 installs the runtime: `pip install .`
+    OUT/exercises/                     the stubs, shape_checks.py, readable public tests, conftest.py
+    OUT/runtime/attnkit_runtime/       judge.py, loader.py, ladder.py (the kit's portable core, as is),
+                                       show.py (the grids of `attnkit show`, as is),
+                                       exercise.py (attnkit.student_runtime), data/course.json, data/snapshot.npz
+
+No solution, no hidden case, no reference code, no implementation of a known mistake: what the
+feedback needs from the reference is stored data (see docs/RELEASE.md). `leaks.scan` checks it.
+"""
+import inspect
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__, judge, ladder, loader, manifest, show, student_runtime, stubs
+from ..cases import cases_for
+from ..paths import LESSONS_DIR, SOLUTIONS_DIR
+from . import snapshot as snap
+from .texts import GITIGNORE, PYPROJECT, README, test_file
+
+RUNTIME = "attnkit_runtime"
+CONFTEST = f'''"""pytest setup for the public tests: short tracebacks and the progress ladder (from the runtime)."""
+from {RUNTIME}.exercise import pytest_configure  # noqa: F401  (a pytest hook)
+'''
+
+
+def release_files(solutions_dir=SOLUTIONS_DIR):
+    """{relative path: bytes} of every file of the release.
+
+    Raises FileNotFoundError when the kit has no lessons/: every "read:" of the release points there.
+    """
+    if not LESSONS_DIR.is_dir():
+        raise FileNotFoundError(f"the lessons are not here ({LESSONS_DIR} is missing), and every 'read:' of the "
+                                "release points into them: run from a checkout of the kit, or set ATTNKIT_ROOT")
+    generated = stubs.generated_files(solutions_dir)
+    files = {f"exercises/{name}": text for name, text in generated.items()
+             if not name.startswith("test_") and name != "conftest.py"}
+    files["exercises/conftest.py"] = CONFTEST
+    snapshot, mistakes_by_case = snap.Snapshot(), {}
+    for step in manifest.steps():
+        cases = []
+        for case in cases_for(step.module, "public"):
+            fields, calls, expected, found = snap.public_case(case, snapshot)
+            cases.append((fields, calls, expected))
+            mistakes_by_case[case.name] = found
+        files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
+    package = f"runtime/{RUNTIME}"
+    files[f"{package}/__init__.py"] = '"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
+    for name, module in (("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
+                         ("exercise", student_runtime)):
+        files[f"{package}/{name}.py"] = inspect.getsource(module)
+    files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **snapshot.arrays)
+    files[f"{package}/data/snapshot.npz"] = buffer.getvalue()
+    for path in sorted(p for p in LESSONS_DIR.rglob("*") if p.is_file()):
+        files[f"lessons/{path.relative_to(LESSONS_DIR).as_posix()}"] = path.read_bytes()
+    files["README.md"] = README.format(runtime=RUNTIME)
+    files["pyproject.toml"] = PYPROJECT.format(runtime=RUNTIME, version=__version__)
+    files[".gitignore"] = GITIGNORE
+    return {path: text.encode("utf-8") if isinstance(text, str) else text for path, text in files.items()}
+
+
+def write(out, force=False):
+    """Write the release into the folder `out`; return the paths written.
+
+    Raises FileExistsError when `out` already holds files, unless `force`; FileNotFoundError as
+    `release_files` does.
+    """
+    out = Path(out)
+    if out.exists() and any(out.iterdir()) and not force:
+        raise FileExistsError(f"{out} is not empty (--force writes over it)")
+    written = []
+    for rel, data in release_files().items():
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written.append(path)
+    return written

@@ -1,0 +1,340 @@
+"""`attnkit release OUT`: the student hand-out, its leak check, and the hand-out installed for real.
+
+The fresh-virtualenv test copies nothing of the kit: it writes the release into a temporary folder,
+makes a virtualenv there with the system's python3 (no attnkit in it), installs the release's own
+runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
+"""
+import inspect
+import json
+import os
+import py_compile
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+from attnkit import checks, cli, lessons, manifest, stubs
+from attnkit.cases import cases_for
+from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
+from attnkit.release import leaks
+from test_case_meaning import WARNING, hiding_softmax_source
+
+N_PUBLIC = len(cases_for(visibility="public"))
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
+
+
+@pytest.fixture(scope="module")
+def release_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("handout") / "attention-exercises"
+    assert cli.main(["release", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def secrets():
+    return leaks.secrets()
+
+
+def test_release_holds_stubs_public_tests_runtime_and_no_solutions(release_dir):
+    names = {p.relative_to(release_dir).as_posix() for p in release_dir.rglob("*") if p.is_file()}
+    for step in manifest.steps():
+        assert f"exercises/{step.filename}" in names and f"exercises/test_{step.filename}" in names
+    assert {"README.md", "pyproject.toml", ".gitignore", "exercises/conftest.py", "exercises/shape_checks.py",
+            "runtime/attnkit_runtime/judge.py", "runtime/attnkit_runtime/data/snapshot.npz"} <= names
+    assert not [n for n in names if n.startswith(("solutions", "autograder")) or n.endswith(".yaml")]
+    stub = (release_dir / "exercises/step4_softmax.py").read_text(encoding="utf-8")
+    assert stub == stubs.generated_files()["step4_softmax.py"]
+
+
+READ_LINK = re.compile(r"lessons/(en|zh)/([a-z0-9_]+)\.md(?:#([a-z0-9-]+))?")
+ANCHOR = re.compile(r'<a id="([a-z0-9-]+)"></a>')
+
+
+def _read_texts(release_dir):
+    """Every "where to read" the release shows: each case's `read`, each step's, each known mistake's."""
+    course = json.loads((release_dir / "runtime/attnkit_runtime/data/course.json").read_text(encoding="utf-8"))
+    texts = [step["read"] for step in course["steps"]]
+    texts += [m["text"].rsplit(" Read: ", 1)[1].rstrip(".") for found in course["mistakes"].values() for m in found]
+    for step in manifest.steps():
+        text = (release_dir / f"exercises/test_{step.filename}").read_text(encoding="utf-8")
+        texts += re.findall(r"^ +read='([^']*)',$", text, flags=re.M)
+    return texts
+
+
+def test_every_read_link_of_the_release_opens_a_lesson_section_in_it(release_dir):
+    texts = _read_texts(release_dir)
+    assert len(texts) > N_PUBLIC + len(manifest.steps())
+    links = set()
+    for text in texts:
+        match = READ_LINK.fullmatch(text)
+        assert match, f"not a lesson link: {text!r}"
+        links.add((match[2], match[3] or ""))
+    for rel in ("exercises/step2_scores.py", "README.md"):  # links written into text: stubs, the README
+        links |= {m[1:] for m in READ_LINK.findall((release_dir / rel).read_text(encoding="utf-8"))}
+    for lesson, anchor in sorted(links, key=str):
+        for lang in lessons.LANGUAGES:
+            path = release_dir / "lessons" / lang / f"{lesson}.md"
+            assert path.is_file(), f"lessons/{lang}/{lesson}.md is not in the release"
+            assert not anchor or anchor in ANCHOR.findall(path.read_text(encoding="utf-8")), (lang, lesson, anchor)
+
+
+def test_release_ships_the_lessons_of_both_languages_as_they_are(release_dir):
+    kit = {p.relative_to(LESSONS_DIR).as_posix(): p.read_bytes() for p in LESSONS_DIR.rglob("*") if p.is_file()}
+    shipped = {p.relative_to(release_dir / "lessons").as_posix(): p.read_bytes()
+               for p in (release_dir / "lessons").rglob("*") if p.is_file()}
+    assert shipped == kit
+    assert {name.split("/")[0] for name in kit} >= set(lessons.LANGUAGES)
+
+
+def test_release_refuses_a_kit_without_its_lessons(tmp_path):
+    """Its "read:" links would point nowhere: a kit root holding solutions/ but no lessons/ writes nothing."""
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")
+    env = {**os.environ, "ATTNKIT_ROOT": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "attnkit.cli", "release", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert done.returncode == 2 and "lessons" in done.stderr, done.stdout + done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_release_refuses_a_folder_that_is_not_empty(release_dir, capsys):
+    assert cli.main(["release", str(release_dir)]) == 1
+    assert "is not empty" in capsys.readouterr().err
+
+
+def test_public_tests_show_their_inputs_and_expected_values(release_dir):
+    text = (release_dir / "exercises/test_step4_softmax.py").read_text(encoding="utf-8")
+    assert text.count("pytest.param(") == len(cases_for("step4_softmax", "public"))
+    assert "[{'S': np.array([[0.0, 1.0, 2.0]])}]" in text
+    assert "[{'P': np.array([[0.09, 0.2447, 0.6652]])}]" in text
+    assert "yaml" not in text and "attnkit.cases" not in text
+    head = (release_dir / "exercises/test_step6_head.py").read_text(encoding="utf-8")
+    assert "'Q': recipe({'normal': [3, 4], 'seed': 601})" in head  # a generated input shows its recipe
+    assert "'O': stored('attention_twelve_heads/expected/0/O')" in head  # a large expected value: the snapshot
+
+
+def test_leak_check_finds_nothing_in_a_release(release_dir, secrets):
+    assert leaks.scan(release_dir, secrets) == []
+    assert cli.main(["release", "--check", str(release_dir)]) == 0
+
+
+def _hidden_array():
+    """A float64 array of a hidden case, with values no public case holds."""
+    for case in cases_for(visibility="hidden"):
+        calls = case.build_calls()
+        for out in checks.expected_outputs(case, calls) or []:
+            for value in out.values():
+                arr = np.asarray(value)
+                if arr.dtype == np.float64 and arr.size >= 4 and np.isfinite(arr).all():
+                    return case, arr
+    raise AssertionError("no hidden case with a float64 result")
+
+
+def _hidden_float32_input():
+    """A float32 input of a hidden case."""
+    for case in cases_for(visibility="hidden"):
+        for kwargs in case.build_calls():
+            for arg, value in kwargs.items():
+                if not arg.startswith("*") and np.asarray(value).dtype == np.float32 and np.size(value) >= 4:
+                    return np.asarray(value)
+    raise AssertionError("no hidden case with a float32 input")
+
+
+def _solution_line(secrets):
+    return sorted(secrets.lines)[0]
+
+
+def _plant(kind, folder, secrets):
+    case, arr = _hidden_array()
+    hidden_value = next(x for x in arr.ravel().tolist() if repr(x).encode() in secrets.numbers)
+    if kind == "name in a text file":
+        (folder / "notes.md").write_text(f"see {case.name}\n")
+    elif kind == "name in a .pyc":
+        source = folder / "helper.py"
+        source.write_text(f"CASE = {case.name!r}\n")
+        py_compile.compile(str(source), cfile=str(folder / "helper.cpython-311.pyc"))
+        source.unlink()
+    elif kind == "value as text in a notebook":
+        (folder / "work.ipynb").write_text('{"cells": [{"source": ["x = %r"]}]}' % hidden_value)
+    elif kind == "raw float bytes in an .npz":
+        np.savez_compressed(folder / "cache.npz", a=np.concatenate([[1.0], arr.ravel()]))
+    elif kind == "float32 bytes at an odd offset":
+        (folder / "blob.bin").write_bytes(b"\x00\x01\x02" + _hidden_float32_input().tobytes())
+    elif kind == "solution line in a wheel":
+        with zipfile.ZipFile(folder / "extra-0.1-py3-none-any.whl", "w") as wheel:
+            wheel.writestr("extra/code.py", f"def f():\n    {_solution_line(secrets)}\n")
+    return {"name in a text file": "hidden case name", "name in a .pyc": "hidden case name",
+            "value as text in a notebook": "hidden value", "raw float bytes in an .npz": "hidden value bytes",
+            "float32 bytes at an odd offset": "hidden value bytes",
+            "solution line in a wheel": "solution line"}[kind]
+
+
+@pytest.mark.parametrize("kind", ["name in a text file", "name in a .pyc", "value as text in a notebook",
+                                  "raw float bytes in an .npz", "float32 bytes at an odd offset",
+                                  "solution line in a wheel"])
+def test_leak_check_finds_a_planted_leak(kind, release_dir, secrets, tmp_path):
+    folder = tmp_path / "release"
+    shutil.copytree(release_dir, folder)
+    want = _plant(kind, folder / "exercises", secrets)
+    found = leaks.scan(folder, secrets)
+    assert found and {f.kind for f in found} == {want}, [str(f) for f in found]
+    assert cli.main(["release", "--check", str(folder)]) == 1
+
+
+def test_leak_check_takes_the_hidden_cases_from_the_kit_api(secrets):
+    assert secrets.names == {c.name.encode() for c in cases_for(visibility="hidden")}
+    assert not secrets.names & {c.name.encode() for c in cases_for(visibility="public")}
+
+
+def test_leak_check_refuses_when_the_kit_has_no_hidden_case(monkeypatch, release_dir, capsys):
+    """A kit installed without its hidden cases has nothing to look for: the check must not pass."""
+    monkeypatch.setattr(leaks, "cases_for", lambda visibility=None: [] if visibility == "hidden"
+                        else cases_for(visibility=visibility))
+    with pytest.raises(ValueError, match="no hidden case"):
+        leaks.secrets()
+    assert cli.main(["release", "--check", str(release_dir)]) == 2
+    assert "no hidden case" in capsys.readouterr().err
+
+
+# --- the release installed in a fresh virtualenv, with no kit on disk reachable from it ---
+
+@pytest.fixture(scope="module")
+def student_venv(tmp_path_factory):
+    """(release folder, its virtualenv's python): `pip install .` run in the release, bare environment."""
+    root = tmp_path_factory.mktemp("student")
+    handout = root / "handout"
+    assert cli.main(["release", str(handout)]) == 0
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root)}
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(root / ".venv")], check=True, cwd=root, env=env)
+    python = root / ".venv" / "bin" / "python"
+    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "."],
+                          cwd=handout, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    shutil.rmtree(handout / "build", ignore_errors=True)
+    return handout, python, env
+
+
+def student_pytest(student_venv, folder):
+    handout, python, env = student_venv
+    proc = subprocess.run([str(python), "-m", "pytest", str(folder), "-rf", "-p", "no:cacheprovider"],
+                          cwd=handout, env={**env, "COLUMNS": "400"}, capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def exercises_with(student_venv, tmp_path, own_steps, edit=None):
+    """A copy of the release's exercises/ with the reference files of `own_steps`, then `edit` applied."""
+    folder = tmp_path / "exercises"
+    shutil.copytree(student_venv[0] / "exercises", folder)
+    for module in own_steps:
+        shutil.copy(SOLUTIONS_DIR / f"{module}.py", folder / f"{module}.py")
+    for module, (old, new) in (edit or {}).items():
+        source = (folder / f"{module}.py").read_text(encoding="utf-8")
+        assert old in source
+        (folder / f"{module}.py").write_text(source.replace(old, new), encoding="utf-8")
+    return folder
+
+
+def test_the_venv_has_no_kit(student_venv):
+    handout, python, env = student_venv
+    proc = subprocess.run([str(python), "-c", "import attnkit"], cwd=handout, env=env, capture_output=True, text=True)
+    assert proc.returncode != 0 and "No module named 'attnkit'" in proc.stderr
+
+
+def test_stubs_fail_each_with_a_not_implemented_error(student_venv):
+    code, out = student_pytest(student_venv, student_venv[0] / "exercises")
+    assert code == 1, out
+    failures = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    assert len(failures) == N_PUBLIC and f"{N_PUBLIC} failed" in out, out
+    for nodeid, message in failures:
+        step = re.search(r"test_(step\d)_\w+\.py", nodeid).group(1)
+        own = message.startswith(f"NotImplementedError: Step {step[4]} ({step}")
+        earlier_first = re.match(r"NotImplementedError: step \d does not pass its own tests yet; fix it first", message)
+        assert own or (earlier_first and step == "step6"), (nodeid, message)
+    assert "Next: exercises/step1_projection.py" in out
+
+
+def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
+    code, out = student_pytest(student_venv, folder)
+    assert code == 0 and f"{N_PUBLIC} passed" in out, out
+    assert "That is not full marks yet" in out
+
+
+@pytest.mark.parametrize("slip, named", [
+    (("return kq / math.sqrt(d_h)", "return kq / d_h"), "likely mistake: scale_by_d — divided by D_h instead of sqrt(D_h)"),
+    (("return Q @ np.swapaxes(K, -1, -2)", "return Q @ K.T"), "likely mistake: batch_transpose — used .T on a batched array"),
+], ids=["wrong output: scale_by_d", "error raised: batch_transpose"])
+def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, named):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()], {"step2_scores": slip})
+    code, out = student_pytest(student_venv, folder)
+    assert code == 1, out
+    assert named in out, out
+    assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
+
+
+def _failure_section(out, test_id):
+    """The failure text pytest printed for the test whose id ends with `[test_id]`."""
+    start = out.index(f"[{test_id}] _")
+    return out[start:out.index("\n____", start + 1) if "\n____" in out[start + 1:] else None]
+
+
+def test_a_constant_of_the_wrong_shape_fails_the_property_case(student_venv, tmp_path):
+    """Class 7 in the release: the stored result forms are checked before the property."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step6_head": ("    return O, P\n", "    return np.zeros((2, 2)), np.zeros((2, 2))\n")})
+    code, out = student_pytest(student_venv, folder)
+    assert code == 1, out
+    section = _failure_section(out, "attention_future_value_never_changes_past")
+    assert "O (call 1): expected shape (3, 4), got (2, 2)" in section, section
+
+
+def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step4_softmax": ("axis=-1", "axis=-2")})
+    code, out = student_pytest(student_venv, folder)
+    failed = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
+    step6 = [message for nodeid, message in failed if "test_step6_head.py" in nodeid]
+    assert step6 and all("step 4 does not pass its own tests yet; fix it first" in m for m in step6), out
+    assert [n for n, _ in failed if "test_step4_softmax.py" in n]
+    assert not [n for n, _ in failed if re.search(r"test_step[1235]_", n)]
+    assert "likely mistake: softmax_wrong_axis" in out
+
+
+def test_a_softmax_that_hides_its_nan_fails_in_the_release(student_venv, tmp_path):
+    """The release judges with the kit's judge.run_case: right values reached through a warning fail."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
+    (folder / "step4_softmax.py").write_text(hiding_softmax_source(), encoding="utf-8")
+    code, out = student_pytest(student_venv, folder)
+    assert code == 1, out
+    assert re.findall(r"^FAILED \S+test_step4_softmax\.py::\S+\[(\S+)\]", out, flags=re.M) == [
+        "softmax_fully_masked_row_is_zero"], out
+    assert WARNING in out and "step4_softmax.py, line" in out, out
+
+
+def test_the_release_draws_grids(student_venv):
+    handout, python, env = student_venv
+    code = "import numpy as np; from attnkit_runtime.show import grid; print(grid(np.tril(np.ones((2, 2), bool)), title='v'))"
+    proc = subprocess.run([str(python), "-c", code], cwd=handout, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "True  False" in proc.stdout and proc.stdout.startswith("v\n"), proc.stdout
+
+
+@pytest.mark.parametrize("module", ["judge", "loader", "ladder", "show"])
+def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
+    """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""
+    import ast
+    import importlib
+
+    source = inspect.getsource(importlib.import_module(f"attnkit.{module}"))
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
+            assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
+    assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported
