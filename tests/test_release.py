@@ -314,15 +314,25 @@ def test_a_softmax_that_hides_its_nan_fails_in_the_release(student_venv, tmp_pat
     assert WARNING in out and "step4_softmax.py, line" in out, out
 
 
-def test_the_release_draws_grids(student_venv):
-    handout, python, env = student_venv
-    code = "import numpy as np; from attnkit_runtime.show import grid; print(grid(np.tril(np.ones((2, 2), bool)), title='v'))"
-    proc = subprocess.run([str(python), "-c", code], cwd=handout, env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "True  False" in proc.stdout and proc.stdout.startswith("v\n"), proc.stdout
+def test_attnkit_show_prints_the_learners_own_result_as_grids(student_venv, tmp_path):
+    """The release's `attnkit-show FUNCTION ARG…` (show.py and show_call.py shipped as they are)."""
+    exercises_with(student_venv, tmp_path, ["step3_masks"])
+    show = student_venv[1].parent / "attnkit-show"
+
+    def run(*args):
+        return subprocess.run([str(show), *args], cwd=tmp_path, env=student_venv[2], capture_output=True, text=True)
+
+    done = run("causal_visible", "2", "5")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("causal_visible(2, 5)\n\nyours: visible\n"), done.stdout
+    assert "True  True  True  True  False\n1 " in done.stdout, done.stdout
+    stub = run("softmax", "0,1")
+    assert stub.returncode == 1 and "not written yet: Step 4 (step4_softmax" in stub.stderr, stub.stderr
+    wrong = run("no_such_function")
+    assert wrong.returncode == 2 and "FUNCTION is one of: project, project_qkv," in wrong.stderr, wrong.stderr
 
 
-@pytest.mark.parametrize("module", ["judge", "loader", "ladder", "show"])
+@pytest.mark.parametrize("module", ["judge", "loader", "ladder"])
 def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
     """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""
     import ast

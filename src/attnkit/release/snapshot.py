@@ -113,7 +113,8 @@ def course_data(mistakes_by_case):
     return {
         "provided": list(manifest.provided_modules()),
         "steps": [{"number": s.number, "module": s.module, "title": s.title, "read": lessons.link(s.lesson, LANGUAGE),
-                   "depends_on": list(s.depends_on)} for s in manifest.steps()],
+                   "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
+                  for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
         "mistakes": mistakes_by_case,
     }

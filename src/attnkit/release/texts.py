@@ -32,7 +32,9 @@ Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replac
   are in the runtime's snapshot: `stored("...")`).
 - A step that uses earlier steps (step 6 imports steps 1–5) runs on YOUR versions of them. If one of
   those does not pass its own tests yet, step 6's failure says which one to fix first.
-- To look at a table while you experiment, print it as a labelled grid:
+- To look at your own result while you experiment: `attnkit-show causal_visible 2 5` (or
+  `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`) calls your function from `exercises/` and prints
+  each part of its result as a labelled grid; the expected values are in the test files. In Python:
   `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))` (rows are queries, columns keys).
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
   what they also check.
@@ -48,6 +50,9 @@ version = "{version}"
 description = "Runs the public tests of the attnkit exercises (pytest exercises)"
 requires-python = ">=3.10"
 dependencies = ["numpy>=1.24", "pytest>=7.4"]
+
+[project.scripts]
+attnkit-show = "{runtime}.exercise:show_main"
 
 [tool.setuptools.packages.find]
 where = ["runtime"]
