@@ -5,10 +5,15 @@ import sys
 import time
 from pathlib import Path
 
+from . import manifest
+
 
 def register(sub):
     p = sub.add_parser("grade", help="grade submissions with every case, public and hidden, in a sandbox")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a folder shaped like exercises/, or an .ipynb")
+    p.add_argument("--track", default=manifest.DEFAULT_TRACK, choices=manifest.tracks(),
+                   help="the assignment to grade, each worth 100 points: core (steps 1–6, the default) or "
+                        "extension (steps 7 on)")
     p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
     p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per submission, a column per step")
     p.add_argument("--gradescope", metavar="FILE",
@@ -65,7 +70,7 @@ def run(args):
     notice = public_only_notice()
     if notice:
         say(f"attnkit grade: {notice}")
-    plan = Plan()
+    plan = Plan(args.track)
     feedback_names = {}
     path = journal_path(args)
     journal = Journal(path) if path else None

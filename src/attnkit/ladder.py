@@ -33,10 +33,14 @@ def hidden_concepts(step_module):
 
 
 def render(tallies, exercises_label="exercises"):
-    """The ladder text for {step module: StepTally} (steps that ran no test are left out)."""
+    """The ladder text for {step module: StepTally} (steps that ran no test are left out; the
+    extension's steps are shown once every core step that ran is done)."""
     ran = [s for s in manifest.steps() if s.module in tallies and tallies[s.module].total]
     if not ran:
         return "attnkit: no public test ran."
+    core = [s for s in ran if s.track == manifest.DEFAULT_TRACK]
+    waiting = [s for s in ran if s.track != manifest.DEFAULT_TRACK] if not all(tallies[s.module].done for s in core) else []
+    ran = [s for s in ran if s not in waiting]
     lines = ["", "attnkit progress (public tests)"]
     next_step = next((s for s in ran if not tallies[s.module].done), None)
     for s in ran:
@@ -44,6 +48,8 @@ def render(tallies, exercises_label="exercises"):
         mark = "done" if t.done else ("not started" if t.not_done == t.total else "in progress")
         pointer = "   <- next" if s is next_step else ""
         lines.append(f"  step {s.number}  {s.module:<18} {t.passed:>2}/{t.total:<2} {mark}{pointer}")
+    if waiting:
+        lines.append(f"  (the extension, steps {waiting[0].number}–{waiting[-1].number}, is shown once the core is done)")
     if next_step is not None:
         lines += ["", f"Next: {exercises_label}/{next_step.filename} — {next_step.title}.",
                   f"      First failure: {tallies[next_step.module].first_failure}",

@@ -59,6 +59,11 @@ def slip_overrides(code):
     return [_affected(s) for s in SLIPS[code]]
 
 
+def slip_step(code, variant):
+    """The step module where way `variant` of mistake `code` is made."""
+    return SLIPS[code][variant].module
+
+
 def variants(code, module, function):
     """Every way mistake `code` changes `module.function` (empty when it cannot affect it)."""
     catalogue()[code]  # KeyError for an unknown code

@@ -22,6 +22,7 @@ from ..paths import SOLUTIONS_DIR
 from . import embed, encode, texts
 
 ASSIGNMENT = "attention"
+TRACK = manifest.DEFAULT_TRACK  # the course's assignment holds the core steps only (docs/GRADING.md)
 CHECKS_CELL = "attnkit_checks"
 _KIT_MODULES = {*manifest.provided_modules(), *(s.module for s in manifest.steps())}
 
@@ -66,7 +67,7 @@ def test_source(step, points, digest):
 def hidden_cases():
     """{"steps": {step module: [encoded hidden case, …]}}: the file the test cells read at grading."""
     return {"steps": {s.module: [encode.encode_case(c) for c in cases_for(s.module, "hidden")]
-                      for s in manifest.steps()}}
+                      for s in manifest.steps(TRACK)}}
 
 
 def _nbgrader(grade_id, *, solution=False, grade=False, locked=False, points=None):
@@ -88,7 +89,7 @@ def _markdown(cell_id, source):
 
 def source_notebook(digest, solutions_dir=SOLUTIONS_DIR):
     """The source notebook (nbformat 4.5, as a dict); `digest` is the SHA-256 of the hidden-cases file."""
-    points = rubric.step_points()
+    points = rubric.step_points(TRACK)
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
         _markdown("intro", texts.INTRO),
@@ -96,7 +97,7 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR):
         _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
         _code(CHECKS_CELL, embed.cell_source(), _nbgrader(CHECKS_CELL, grade=True, locked=True, points=0)),
     ]
-    for step in manifest.steps():
+    for step in manifest.steps(TRACK):
         worth = points[step.module]
         cells += [
             _markdown(f"about_{step.module}", texts.step_markdown(step, worth)),
