@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "attnkit.cmd_nbgrader",
     "attnkit.cmd_gradescope_bundle",
     "attnkit.cmd_report",
+    "attnkit.cmd_gguf",
 )
 
 
