@@ -17,7 +17,7 @@ from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
 from attnkit.nbgrader_course.embed import MODULE_NAME
 from attnkit.nbgrader_course.notebook import step_code
 
-STEPS = manifest.steps()
+STEPS = manifest.steps("core")
 
 
 @pytest.fixture(scope="module")
