@@ -119,6 +119,17 @@ CASES = {
     "decode_step: Z_new one axis": ("step8_kv_cache", "decode_step", with_(DECODE, Z_new=a(8)), ValueError, ["Z_new", "(8,)"]),
     "decode_in_chunks: chunks do not add up": ("step8_kv_cache", "decode_in_chunks", dict(Z=a(5, 8), **LAYER, n_head=2, chunks=[3, 1]), ValueError, ["chunks", "[3, 1]", "5"]),
     "decode_in_chunks: empty chunk": ("step8_kv_cache", "decode_in_chunks", dict(Z=a(5, 8), **LAYER, n_head=2, chunks=[5, 0]), ValueError, ["chunks", "[5, 0]"]),
+    # step 9
+    "from_ggml: buffer too short": ("step9_ggml_layout", "from_ggml", dict(buffer=a(5), ne=(3, 2)), ValueError, ["buffer", "5", "{3, 2}", "6"]),
+    "from_ggml: buffer not flat": ("step9_ggml_layout", "from_ggml", dict(buffer=a(2, 3), ne=(3, 2)), ValueError, ["buffer", "(2, 3)", "flat"]),
+    "from_ggml: ne of floats": ("step9_ggml_layout", "from_ggml", dict(buffer=a(6), ne=a(2)), TypeError, ["ne", "whole sizes"]),
+    "from_ggml: ne with a zero": ("step9_ggml_layout", "from_ggml", dict(buffer=a(6), ne=(6, 0)), ValueError, ["ne", "{6, 0}", ">= 1"]),
+    "to_ggml: a scalar": ("step9_ggml_layout", "to_ggml", dict(array=np.float64(2.0)), ValueError, ["array", "()"]),
+    "read_qkv_dump: three sizes": ("step9_ggml_layout", "read_qkv_dump", dict(buffer=a(12), ne=(2, 3, 2)), ValueError, ["ne", "4 sizes", "{D_h, n_head, T, 1}", "{2, 3, 2}"]),
+    "read_qkv_dump: two sequences": ("step9_ggml_layout", "read_qkv_dump", dict(buffer=a(24), ne=(2, 3, 2, 2)), ValueError, ["ne", "end in 1", "{2, 3, 2, 2}"]),
+    "read_kq_dump: more keys than slots": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=5), ValueError, ["n_keys", "n_kv = ne[0] = 4", "5"]),
+    "read_kq_dump: fewer keys than queries": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=1), ValueError, ["n_keys", "T_q = ne[1] = 2", "1"]),
+    "read_kq_dump: n_keys not whole": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=2.0), TypeError, ["n_keys", "float"]),
 }
 
 

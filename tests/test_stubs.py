@@ -53,6 +53,10 @@ VALID = {
     "decode_step": dict(Z_new=np.ones((1, 4)), K_past=np.ones((2, 1, 2)), V_past=np.ones((2, 1, 2)), **layer(),
                         n_head=2),
     "decode_in_chunks": dict(Z=np.ones((2, 4)), **layer(), n_head=2, chunks=[1, 1]),
+    "from_ggml": dict(buffer=np.zeros(6), ne=(3, 2)),
+    "to_ggml": dict(array=np.zeros((2, 3))),
+    "read_qkv_dump": dict(buffer=np.zeros(12), ne=(2, 3, 2, 1)),
+    "read_kq_dump": dict(buffer=np.zeros(8), ne=(4, 2, 1, 1), n_keys=2),
 }
 # Provided functions (no solution block) of the manifest, and the learner's function they call first:
 # their stub raises that function's message.

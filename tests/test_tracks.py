@@ -40,7 +40,7 @@ def test_a_track_that_does_not_total_100_is_refused(tmp_path, monkeypatch):
     for name in ("manifest.yaml", "rubric.yaml"):
         shutil.copy(DATA_DIR / name, tmp_path / name)
     text = (tmp_path / "rubric.yaml").read_text(encoding="utf-8")
-    (tmp_path / "rubric.yaml").write_text(text.replace("step7_layer: 45", "step7_layer: 40"), encoding="utf-8")
+    (tmp_path / "rubric.yaml").write_text(text.replace("step7_layer: 40", "step7_layer: 35"), encoding="utf-8")
     monkeypatch.setattr(rubric, "DATA_DIR", tmp_path)
     rubric._tracks.cache_clear()
     rubric.step_points.cache_clear()
@@ -89,7 +89,7 @@ def test_a_step7_mistake_costs_extension_points_only_and_is_named(tmp_path):
     failed = [t for t in graded.tests if t.status != "passed"]
     assert failed and {t.step for t in failed} == {"step7_layer"}
     assert graded.diagnoses == ["heads_split_without_transpose"]
-    assert graded.steps["step8_kv_cache"] == (55.0, 55.0)  # step 8 runs with the reference step 7
+    assert graded.steps["step8_kv_cache"] == (40.0, 40.0)  # step 8 runs with the reference step 7
 
 
 def test_the_ladder_shows_the_extension_once_the_core_is_done():

@@ -116,6 +116,22 @@ _TEXT = (
     ("positions_restarted", "numbered the new tokens from 0 instead of from the cache's length",
      "New token i sits at absolute position n_past + i.",
      "step8_kv_cache#positions"),
+    ("ggml_ne_not_reversed", "read GGML's ne slowest-first, as if it were a NumPy shape",
+     "ne lists sizes fastest first: the NumPy shape is ne reversed, buffer.reshape(ne[::-1]) "
+     "(and a NumPy shape becomes ne by reversing it).",
+     "step9_ggml_layout#ne-order"),
+    ("ggml_heads_tokens_swapped", "heads and tokens (queries) axes swapped when reading a dump",
+     "Qcur is {D_h, n_head, T, 1}: heads inside tokens, so swap them to get [n_head, T, D_h]; kq is "
+     "{n_kv, T_q, n_head, 1}: already heads outside queries, nothing to swap.",
+     "step9_ggml_layout#qkv"),
+    ("kq_padding_kept", "kept the padded key slots of a kq dump",
+     "The cache view has n_kv slots (256 in the lesson) but only the first T_k hold keys: keep "
+     "scores[..., :n_keys].",
+     "step9_ggml_layout#kq-padding"),
+    ("kq_padding_wrong_end", "dropped the padding from the wrong end (kept the last T_k slots)",
+     "The keys fill slots 0 … T_k - 1 and the padding comes after them: keep scores[..., :n_keys], "
+     "not scores[..., -n_keys:].",
+     "step9_ggml_layout#kq-padding"),
 )
 
 

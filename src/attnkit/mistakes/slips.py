@@ -271,6 +271,43 @@ def _chunk_top_left(positions, n_key):
     return np.arange(n_key)[None, :] <= rows[:, None]
 
 
+# step 9 — llama.cpp's GGML layout ---------------------------------------------------------------
+
+def _reshaped_by_ne(order):
+    @slip("step9_ggml_layout", "from_ggml")
+    def from_ggml(buffer, ne):
+        """buffer.reshape(ne, order): ne taken as a NumPy shape (C order), or as axes in GGML order (F)."""
+        return _floats(buffer).reshape(tuple(int(n) for n in np.asarray(ne)), order=order)
+    return from_ggml
+
+
+@slip("step9_ggml_layout", "to_ggml")
+def _ne_as_numpy_shape(array):
+    """ne = array.shape, not reversed."""
+    buffer, ne = ref("step9_ggml_layout", "to_ggml")(array)
+    return buffer, ne[::-1].copy()
+
+
+@slip("step9_ggml_layout", "read_qkv_dump")
+def _qkv_tokens_first(buffer, ne):
+    """[T, n_head, D_h]: the dump reversed, heads not moved in front of tokens."""
+    return ref("step9_ggml_layout", "from_ggml")(buffer, ne)[0]
+
+
+@slip("step9_ggml_layout", "read_kq_dump")
+def _kq_queries_first(buffer, ne, n_keys):
+    """[T_q, n_head, T_k]: heads and queries swapped as if kq were laid out like Qcur."""
+    return np.swapaxes(ref("step9_ggml_layout", "read_kq_dump")(buffer, ne, n_keys), 0, 1)
+
+
+def _kq_slots(keep):
+    @slip("step9_ggml_layout", "read_kq_dump")
+    def read_kq_dump(buffer, ne, n_keys):
+        """the key slots `keep(scores, n_keys)` picks instead of the first n_keys."""
+        return keep(ref("step9_ggml_layout", "from_ggml")(buffer, ne)[0], n_keys)
+    return read_kq_dump
+
+
 SLIPS = {
     "projection_transposed": (_projection(lambda Z, W: Z @ W.T), _projection(lambda Z, W: W @ Z),
                               _projection(lambda Z, W: np.dot(Z, W.T)), _qkv_transposed_weights),
@@ -304,4 +341,8 @@ SLIPS = {
     "proj_bias_missing": (_without_proj_bias,),
     "cache_appended_after_attending": (_appended_after_attending,),
     "positions_restarted": (_positions_from_zero,),
+    "ggml_ne_not_reversed": (_reshaped_by_ne("C"), _reshaped_by_ne("F"), _ne_as_numpy_shape),
+    "ggml_heads_tokens_swapped": (_qkv_tokens_first, _kq_queries_first),
+    "kq_padding_kept": (_kq_slots(lambda scores, n_keys: scores),),
+    "kq_padding_wrong_end": (_kq_slots(lambda scores, n_keys: scores[..., scores.shape[-1] - n_keys:]),),
 }
