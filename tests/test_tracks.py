@@ -103,3 +103,13 @@ def test_the_ladder_shows_the_extension_once_the_core_is_done():
     assert "step7_layer" not in waiting and "is shown once the core is done" in waiting and "step4_softmax.py" in waiting
     ready = ladder.render(tallies(core_done=True))
     assert "step7_layer" in ready and "Next: exercises/step7_layer.py" in ready
+
+
+def test_the_extension_notebook_of_the_course_scores_100_in_its_track(tmp_path):
+    """`attnkit grade --track extension` reads the extension's nbgrader notebook by the same cell convention."""
+    from attnkit.nbgrader_course import notebook
+
+    path = tmp_path / "attention_extension.ipynb"
+    path.write_text(json.dumps(notebook.source_notebook("digest", assignment=notebook.EXTENSION)), encoding="utf-8")
+    graded = grade_submission(Plan("extension"), SandboxRunner(), submission.read(str(path)))
+    assert graded.score == 100.0 and {t.step for t in graded.tests} == set(EXTENSION)
