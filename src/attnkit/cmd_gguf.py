@@ -60,11 +60,12 @@ def llama_tensors(trace, layer):
     Per-head arrays are [n_head, T, …]; llama.cpp keeps Q, K, V token-major ({D_h, n_head, T, 1})
     and the scores and outputs head-major ({T_k, T_q, n_head, 1}, {D_h, T_q, n_head, 1}).
     """
-    token_major = lambda a: np.swapaxes(np.asarray(a), 0, 1)[None]  # noqa: E731  [1, T, n_head, D_h]
-    head_major = lambda a: np.asarray(a)[None]  # noqa: E731  [1, n_head, T_q, …]
+    def token_major(per_head):  # [n_head, T, D_h] -> [1, T, n_head, D_h]
+        return np.swapaxes(np.asarray(per_head), 0, 1)[None]
+
     named = [("Qcur", token_major(trace.Q)), ("Kcur", token_major(trace.K)), ("Vcur", token_major(trace.V)),
-             ("kq", head_major(trace.kq)), ("kq_soft_max", head_major(trace.kq_soft_max)),
-             ("kqv", head_major(trace.kqv)), ("kqv_out", np.asarray(trace.out)[None, None])]
+             ("kq", np.asarray(trace.kq)[None]), ("kq_soft_max", np.asarray(trace.kq_soft_max)[None]),
+             ("kqv", np.asarray(trace.kqv)[None]), ("kqv_out", np.asarray(trace.out)[None, None])]
     return [(f"{name}-{layer}", tuple(reversed(a.shape)), a) for name, a in named]
 
 

@@ -94,7 +94,10 @@ def block(model, layer):
     """Block `layer`'s weights; GgufError when the file has fewer blocks."""
     if not 0 <= layer < model.n_layer:
         raise GgufError(f"--layer {layer}: the file has blocks 0 … {model.n_layer - 1}")
-    t = lambda part: model.tensor(f"blk.{layer}.{part}")  # noqa: E731
+
+    def t(part):
+        return model.tensor(f"blk.{layer}.{part}")
+
     return Block(
         ln_1=(t("attn_norm.weight"), t("attn_norm.bias")),
         c_attn_weight=t("attn_qkv.weight").T, c_attn_bias=t("attn_qkv.bias"),
