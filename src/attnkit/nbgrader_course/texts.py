@@ -41,7 +41,8 @@ EXTENSION_INTRO = f"""# Beyond one head: GPT-2's attention layer and decoding wi
 This assignment follows the one on a single head and is graded on its own 100 points. You will build
 GPT-2's whole attention layer from its weights as stored (`c_attn.weight [D, 3D]`, `c_attn.bias [3D]`,
 `c_proj.weight [D, D]`, `c_proj.bias [D]`, applied as `x @ W + b`), all heads at once, then decode
-with a KV cache and check that any chunking gives the rows of the full causal pass.
+with a KV cache and check that any chunking gives the rows of the full causal pass, and finally read
+llama.cpp's tensors (GGML's `ne` shapes, flat buffers, padded `kq` dumps) as these arrays.
 
 | name | meaning | shape |
 |---|---|---|
@@ -50,6 +51,7 @@ with a KV cache and check that any chunking gives the rows of the full causal pa
 | `kq`, `kq_soft_max` | per head | `[n_head, T_q, T_k]` |
 | `out` | the layer's output after `c_proj` | `[T, D]` |
 | `K_past, V_past` | the KV cache | `[n_head, T_past, D_h]` |
+| `buffer`, `ne` | a GGML tensor: flat numbers, sizes fastest first | `[ne0·ne1·…]`, `{{ne0, ne1, …}}` |
 
 {LESSONS}
 
@@ -97,6 +99,11 @@ step 6's `attention` on all heads at once, merge the heads back to `[T, D]` and 
 computes Q, K, V of the new tokens only, appends their K and V first (a token reads itself), places
 them at absolute positions `T_past + i`, and lets each read keys `0 … T_past + i`. The provided
 `decode_in_chunks` feeds a sequence chunk by chunk: any chunking must give the full pass's rows.""",
+    "step9_ggml_layout": """llama.cpp keeps a tensor as a flat buffer and its sizes `ne`, listed fastest axis first:
+the NumPy shape is `ne` reversed (`Qcur-0 {64, 12, 2, 1}` is `[1, 2, 12, 64]`). `Qcur` is
+`{D_h, n_head, T, 1}`, heads inside tokens: swap them to get `[n_head, T, D_h]`. `kq` is
+`{n_kv, T_q, n_head, 1}` with `n_kv` padded (256 in the lesson): keep the first `T_k` key slots of
+each row to get `[n_head, T_q, T_k]`.""",
 }
 
 
