@@ -101,12 +101,15 @@ def test_cell_conventions(source):
     assert sum(meta(c).get("points", 0) for c in source["cells"]) == 100
 
 
-def test_instructor_notebook_passes_everything(course, source, monkeypatch):
-    outcome = run_cells(source, course / "source" / ASSIGNMENT, monkeypatch)
+def assert_every_check_passed(outcome, steps):
     assert {k: v[1] for k, v in outcome.items() if v[1] is not None} == {}
-    for step in STEPS:
+    for step in steps:
         n, m = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
         assert f"{step.module}: {n} of {n} public checks passed, {m} of {m} hidden checks passed" in outcome[f"test_{step.module}"][0]
+
+
+def test_instructor_notebook_passes_everything(course, source, monkeypatch):
+    assert_every_check_passed(run_cells(source, course / "source" / ASSIGNMENT, monkeypatch), STEPS)
 
 
 def released(source):
@@ -198,11 +201,7 @@ def test_the_extension_is_its_own_assignment_on_working_earlier_steps(extension)
 
 
 def test_the_extension_notebook_passes_everything_and_its_stubs_stop_at_each_step(course, extension, monkeypatch):
-    outcome = run_cells(extension, course / "source" / EXTENSION, monkeypatch)
-    assert {k: v[1] for k, v in outcome.items() if v[1] is not None} == {}
-    for step in EXTENSION_STEPS:
-        n, m = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
-        assert f"{step.module}: {n} of {n} public checks passed, {m} of {m} hidden checks passed" in outcome[f"test_{step.module}"][0]
+    assert_every_check_passed(run_cells(extension, course / "source" / EXTENSION, monkeypatch), EXTENSION_STEPS)
     nb = json.loads(json.dumps(extension))
     for step in EXTENSION_STEPS:
         code_cell(nb, step.module)["source"] = stubs.strip_solutions(step_code(step), step)

@@ -14,7 +14,7 @@ nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pi
 
 from attnkit import manifest, rubric  # noqa: E402
 from attnkit.nbgrader_course.notebook import EARLIER_STEPS_CELL, EXTENSION  # noqa: E402
-from test_nbgrader_roundtrip import TIMEOUT, cell, finished, nbgrader, run  # noqa: E402
+from test_nbgrader_roundtrip import TIMEOUT, cell, filled_notebook, nbgrader, run  # noqa: E402
 
 POINTS = rubric.step_points("extension")
 EXPECTED_SCORES = {"correct": 100.0, "positions_restarted": 100.0 - POINTS["step8_kv_cache"],
@@ -35,16 +35,10 @@ def course(tmp_path_factory):
     source = nbformat.read(root / f"source/{EXTENSION}/{EXTENSION}.ipynb", as_version=4)
     release = nbformat.read(root / f"release/{EXTENSION}/{EXTENSION}.ipynb", as_version=4)
 
-    def filled(change=None, module=None):
-        nb = nbformat.reads(nbformat.writes(release), as_version=4)
-        for step in manifest.steps("extension"):
-            code = cell(source, step.module).source
-            cell(nb, step.module).source = finished(change(code) if step.module == module else code)
-        return nb
-
-    deleted = filled()
+    deleted = filled_notebook(source, release, "extension")
     deleted.cells.remove(cell(deleted, EARLIER_STEPS_CELL))
-    submitted = {"correct": filled(), "positions_restarted": filled(restarted_positions, "step8_kv_cache"),
+    submitted = {"correct": filled_notebook(source, release, "extension"),
+                 "positions_restarted": filled_notebook(source, release, "extension", restarted_positions, "step8_kv_cache"),
                  "deleted_earlier_steps": deleted, "untouched": release}
     for student, nb in submitted.items():
         path = root / "submitted" / student / EXTENSION / f"{EXTENSION}.ipynb"

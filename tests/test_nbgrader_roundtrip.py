@@ -99,14 +99,20 @@ def cell(nb, grade_id):
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
+def filled_notebook(source, release, track, change=None, module=None):
+    """The released notebook with the track's solution cells finished from the instructor's `source`
+    (`change` applied to `module`'s), as a learner who did the work hands it in."""
+    nb = nbformat.reads(nbformat.writes(release), as_version=4)
+    for step in manifest.steps(track):
+        code = cell(source, step.module).source
+        cell(nb, step.module).source = finished(change(code) if step.module == module else code)
+    return nb
+
+
 def submissions(source, release):
     """{student: notebook}, each made from the released notebook as a learner would hand it in."""
     def filled(change=None, module=None):
-        nb = nbformat.reads(nbformat.writes(release), as_version=4)
-        for step in manifest.steps("core"):
-            code = cell(source, step.module).source
-            cell(nb, step.module).source = finished(change(code) if step.module == module else code)
-        return nb
+        return filled_notebook(source, release, "core", change, module)
 
     deleted = filled()
     for grade_id in ("shape_checks", "attnkit_checks", "test_step3_masks"):
