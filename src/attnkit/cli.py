@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "attnkit.cmd_gradescope_bundle",
     "attnkit.cmd_report",
     "attnkit.cmd_show",
+    "attnkit.cmd_gguf",
 )
 
 

@@ -99,7 +99,8 @@ def build_arg(spec, call=None):
         value = value * np.asarray(spec["times"], dtype=value.dtype)
     if "assign" in spec:
         value = value.copy()
-        value[parse_index(spec["assign"]["index"])] = spec["assign"]["value"]
+        for item in spec["assign"] if isinstance(spec["assign"], list) else [spec["assign"]]:
+            value[parse_index(item["index"])] = item["value"]
     if "take" in spec:
         value = np.ascontiguousarray(value[parse_index(spec["take"])])
     if "pad_to" in spec:
