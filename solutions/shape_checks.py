@@ -110,3 +110,33 @@ def table_shape(name, table, scores_name, scores_shape):
         np.broadcast_shapes(table.shape, tuple(scores_shape))
     except ValueError:
         raise ValueError(f"{name} {table.shape} does not broadcast onto {scores_name} {tuple(scores_shape)}") from None
+
+
+def ggml_ne(name, ne, count=None, last_one=False, layout=None):
+    """Return a GGML shape `ne` (sizes fastest first) as a tuple of ints >= 1.
+
+    `count` is the number of sizes needed (GGML dumps print 4), `last_one` requires ne[-1] == 1,
+    `layout` names the sizes in GGML order for the message, e.g. "{n_kv, T_q, n_head, 1}".
+    """
+    want = f" {layout}" if layout else ""
+    arr = np.asarray(ne)
+    if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != bool):
+        raise TypeError(f"{name} must be a list of whole sizes, fastest first{want}, got {ne!r}")
+    sizes = tuple(int(n) for n in arr)
+    if min(sizes) < 1:
+        raise ValueError(f"{name} sizes must be >= 1, got {{{', '.join(map(str, sizes))}}}")
+    if count is not None and len(sizes) != count:
+        raise ValueError(f"{name} must have {count} sizes{want}, got {len(sizes)}: {{{', '.join(map(str, sizes))}}}")
+    if last_one and sizes[-1] != 1:
+        raise ValueError(f"{name} must end in 1{want} (one sequence), got {{{', '.join(map(str, sizes))}}}")
+    return sizes
+
+
+def ggml_buffer(name, buffer, ne):
+    """Return `buffer` as a flat float array holding exactly ne0·ne1·… numbers."""
+    buffer = float_array(name, buffer, ndim=1, shape_text="[ne0·ne1·…] (flat)")
+    need = int(np.prod(ne))
+    if buffer.size != need:
+        raise ValueError(f"{name} has {buffer.size} numbers but ne {{{', '.join(map(str, ne))}}} needs "
+                         f"{' · '.join(map(str, ne))} = {need}")
+    return buffer

@@ -22,6 +22,8 @@ def with_(base, **changes):
 TEXT = np.array([["a", "b"], ["c", "d"]])
 RAGGED = [[1.0, 2.0], [3.0]]
 QKV = dict(Q=a(3, 4), K=a(5, 4), V=a(5, 2))  # T_q = 3, T_k = 5, D_h = 4
+LAYER = dict(c_attn_weight=a(8, 24), c_attn_bias=a(24), c_proj_weight=a(8, 8), c_proj_bias=a(8))  # D = 8
+DECODE = dict(Z_new=a(2, 8), K_past=a(2, 3, 4), V_past=a(2, 3, 4), **LAYER, n_head=2)  # 2 heads of 4
 
 # (step module, function, kwargs, exception, texts the message must contain: argument name first)
 CASES = {
@@ -93,6 +95,41 @@ CASES = {
     "attention_head: W_V transposed": ("step6_head", "attention_head", with_(dict(Z=a(3, 8), **w()), W_V=a(4, 8)), ValueError, ["W_V", "(4, 8)", "(3, 8)"]),
     "attention_head: visible wrong shape": ("step6_head", "attention_head", dict(Z=a(3, 8), **w(), visible=a(2, 2, dtype=bool)), ValueError, ["visible", "(2, 2)", "(3, 3)"]),
     "attention_head: visible not boolean": ("step6_head", "attention_head", dict(Z=a(3, 8), **w(), visible=a(3, 3)), TypeError, ["visible", "float64", "(3, 3)"]),
+    # step 7
+    "split_qkv: weight [D, D]": ("step7_layer", "split_qkv", dict(X=a(3, 8), c_attn_weight=a(8, 8), c_attn_bias=a(24)), ValueError, ["c_attn_weight", "(8, 8)", "(3, 8)"]),
+    "split_qkv: weight transposed": ("step7_layer", "split_qkv", dict(X=a(3, 8), c_attn_weight=a(24, 8), c_attn_bias=a(24)), ValueError, ["X", "c_attn_weight", "(24, 8)"]),
+    "split_qkv: X one axis": ("step7_layer", "split_qkv", dict(X=a(8), c_attn_weight=a(8, 24), c_attn_bias=a(24)), ValueError, ["X", "(8,)"]),
+    "split_heads: 5 heads of 8": ("step7_layer", "split_heads", dict(X=a(3, 8), n_head=5), ValueError, ["n_head", "5", "8"]),
+    "split_heads: n_head float": ("step7_layer", "split_heads", dict(X=a(3, 8), n_head=2.0), TypeError, ["n_head", "2.0"]),
+    "merge_heads: two axes": ("step7_layer", "merge_heads", dict(O=a(3, 8)), ValueError, ["O", "(3, 8)", "[..., n_head, T, D_h]"]),
+    "gpt2_attention: c_proj_bias [3D]": ("step7_layer", "gpt2_attention", dict(Z=a(3, 8), **with_(LAYER, c_proj_bias=a(24)), n_head=2), ValueError, ["c_proj_bias", "(24,)", "(8,)"]),
+    "gpt2_attention: c_attn_bias [D]": ("step7_layer", "gpt2_attention", dict(Z=a(3, 8), **with_(LAYER, c_attn_bias=a(8)), n_head=2), ValueError, ["c_attn_bias", "(8,)", "(24,)"]),
+    "gpt2_attention: Z batched": ("step7_layer", "gpt2_attention", dict(Z=a(2, 3, 8), **LAYER, n_head=2), ValueError, ["Z", "(2, 3, 8)", "[T, D]"]),
+    "gpt2_attention: 3 heads of 8": ("step7_layer", "gpt2_attention", dict(Z=a(3, 8), **LAYER, n_head=3), ValueError, ["n_head", "3", "8"]),
+    # step 8
+    "append_kv: D_h differs": ("step8_kv_cache", "append_kv", dict(K_past=a(2, 3, 4), V_past=a(2, 3, 4), K_new=a(2, 1, 5), V_new=a(2, 1, 4)), ValueError, ["K_past", "K_new", "(2, 3, 4)", "(2, 1, 5)"]),
+    "append_kv: heads differ": ("step8_kv_cache", "append_kv", dict(K_past=a(2, 3, 4), V_past=a(3, 3, 4), K_new=a(2, 1, 4), V_new=a(2, 1, 4)), ValueError, ["V_past", "V_new", "(3, 3, 4)", "(2, 1, 4)"]),
+    "append_kv: K_new one axis": ("step8_kv_cache", "append_kv", dict(K_past=a(2, 3, 4), V_past=a(2, 3, 4), K_new=a(4), V_new=a(2, 1, 4)), ValueError, ["K_new", "(4,)"]),
+    "chunk_positions: negative past": ("step8_kv_cache", "chunk_positions", dict(n_past=-1, n_new=2), ValueError, ["n_past", "-1"]),
+    "chunk_positions: float n_new": ("step8_kv_cache", "chunk_positions", dict(n_past=3, n_new=2.0), TypeError, ["n_new", "2.0"]),
+    "chunk_visible: float positions": ("step8_kv_cache", "chunk_visible", dict(positions=np.array([3.0, 4.0]), n_key=5), TypeError, ["positions", "float64", "(2,)"]),
+    "chunk_visible: position past the keys": ("step8_kv_cache", "chunk_visible", dict(positions=np.array([3, 5]), n_key=5), ValueError, ["positions", "4", "5"]),
+    "decode_step: cache without head axis": ("step8_kv_cache", "decode_step", with_(DECODE, K_past=a(3, 8)), ValueError, ["K_past", "(3, 8)", "[n_head, T_past, D_h]"]),
+    "decode_step: cache lengths differ": ("step8_kv_cache", "decode_step", with_(DECODE, V_past=a(2, 2, 4)), ValueError, ["K_past", "V_past", "(2, 3, 4)", "(2, 2, 4)"]),
+    "decode_step: Z_new one axis": ("step8_kv_cache", "decode_step", with_(DECODE, Z_new=a(8)), ValueError, ["Z_new", "(8,)"]),
+    "decode_in_chunks: chunks do not add up": ("step8_kv_cache", "decode_in_chunks", dict(Z=a(5, 8), **LAYER, n_head=2, chunks=[3, 1]), ValueError, ["chunks", "[3, 1]", "5"]),
+    "decode_in_chunks: empty chunk": ("step8_kv_cache", "decode_in_chunks", dict(Z=a(5, 8), **LAYER, n_head=2, chunks=[5, 0]), ValueError, ["chunks", "[5, 0]"]),
+    # step 9
+    "from_ggml: buffer too short": ("step9_ggml_layout", "from_ggml", dict(buffer=a(5), ne=(3, 2)), ValueError, ["buffer", "5", "{3, 2}", "6"]),
+    "from_ggml: buffer not flat": ("step9_ggml_layout", "from_ggml", dict(buffer=a(2, 3), ne=(3, 2)), ValueError, ["buffer", "(2, 3)", "flat"]),
+    "from_ggml: ne of floats": ("step9_ggml_layout", "from_ggml", dict(buffer=a(6), ne=a(2)), TypeError, ["ne", "whole sizes"]),
+    "from_ggml: ne with a zero": ("step9_ggml_layout", "from_ggml", dict(buffer=a(6), ne=(6, 0)), ValueError, ["ne", "{6, 0}", ">= 1"]),
+    "to_ggml: a scalar": ("step9_ggml_layout", "to_ggml", dict(array=np.float64(2.0)), ValueError, ["array", "()"]),
+    "read_qkv_dump: three sizes": ("step9_ggml_layout", "read_qkv_dump", dict(buffer=a(12), ne=(2, 3, 2)), ValueError, ["ne", "4 sizes", "{D_h, n_head, T, 1}", "{2, 3, 2}"]),
+    "read_qkv_dump: two sequences": ("step9_ggml_layout", "read_qkv_dump", dict(buffer=a(24), ne=(2, 3, 2, 2)), ValueError, ["ne", "end in 1", "{2, 3, 2, 2}"]),
+    "read_kq_dump: more keys than slots": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=5), ValueError, ["n_keys", "n_kv = ne[0] = 4", "5"]),
+    "read_kq_dump: fewer keys than queries": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=1), ValueError, ["n_keys", "T_q = ne[1] = 2", "1"]),
+    "read_kq_dump: n_keys not whole": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=2.0), TypeError, ["n_keys", "float"]),
 }
 
 

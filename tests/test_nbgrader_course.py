@@ -14,10 +14,11 @@ import pytest
 from attnkit import cli, manifest, mistakes, rubric, stubs
 from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
+from attnkit.nbgrader_course.notebook import EXTENSION
 from attnkit.nbgrader_course.embed import MODULE_NAME
 from attnkit.nbgrader_course.notebook import step_code
 
-STEPS = manifest.steps()
+STEPS = manifest.steps("core")
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,8 @@ def test_writes_config_notebook_and_hidden_cases(course):
                  "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}'):
         assert line in config
     assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == [
-        "hidden_tests/attention.json", "nbgrader_config.py", "source/attention/attention.ipynb"]
+        "hidden_tests/attention.json", "hidden_tests/attention_extension.json", "nbgrader_config.py",
+        "source/attention/attention.ipynb", "source/attention_extension/attention_extension.ipynb"]
 
 
 def test_refuses_to_overwrite_without_force(course, capsys):
@@ -77,7 +79,7 @@ def test_refuses_to_overwrite_without_force(course, capsys):
 
 
 def test_cell_conventions(source):
-    points = rubric.step_points()
+    points = rubric.step_points("core")
     ids = [meta(c).get("grade_id") for c in source["cells"] if c["cell_type"] == "code"]
     assert ids == ["shape_checks", "attnkit_checks", *[x for s in STEPS for x in (s.module, f"test_{s.module}")]]
     for cell in source["cells"]:
@@ -99,12 +101,15 @@ def test_cell_conventions(source):
     assert sum(meta(c).get("points", 0) for c in source["cells"]) == 100
 
 
-def test_instructor_notebook_passes_everything(course, source, monkeypatch):
-    outcome = run_cells(source, course / "source" / ASSIGNMENT, monkeypatch)
+def assert_every_check_passed(outcome, steps):
     assert {k: v[1] for k, v in outcome.items() if v[1] is not None} == {}
-    for step in STEPS:
+    for step in steps:
         n, m = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
         assert f"{step.module}: {n} of {n} public checks passed, {m} of {m} hidden checks passed" in outcome[f"test_{step.module}"][0]
+
+
+def test_instructor_notebook_passes_everything(course, source, monkeypatch):
+    assert_every_check_passed(run_cells(source, course / "source" / ASSIGNMENT, monkeypatch), STEPS)
 
 
 def released(source):
@@ -173,3 +178,45 @@ def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, mo
     printed, error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step5_values"]
     assert isinstance(error, AssertionError)
     assert "expected shape" in printed and "cannot be taken from the result" in printed
+
+
+EXTENSION_STEPS = manifest.steps("extension")
+
+
+@pytest.fixture
+def extension(course):
+    return json.loads((course / "source" / EXTENSION / f"{EXTENSION}.ipynb").read_text(encoding="utf-8"))
+
+
+def test_the_extension_is_its_own_assignment_on_working_earlier_steps(extension):
+    ids = [meta(c).get("grade_id") for c in extension["cells"] if c["cell_type"] == "code"]
+    assert ids == ["shape_checks", "attnkit_checks", "earlier_steps",
+                   *[x for s in EXTENSION_STEPS for x in (s.module, f"test_{s.module}")]]
+    earlier = code_cell(extension, "earlier_steps")
+    assert (meta(earlier)["locked"], meta(earlier)["points"], meta(earlier)["solution"]) == (True, 0, False)
+    assert "def attention(" in earlier["source"] and stubs.BEGIN not in earlier["source"]
+    assert sum(meta(c).get("points", 0) for c in extension["cells"]) == 100
+    assert all(f"_checks.run_hidden({EXTENSION!r}," in code_cell(extension, f"test_{s.module}")["source"]
+               for s in EXTENSION_STEPS)
+
+
+def test_the_extension_notebook_passes_everything_and_its_stubs_stop_at_each_step(course, extension, monkeypatch):
+    assert_every_check_passed(run_cells(extension, course / "source" / EXTENSION, monkeypatch), EXTENSION_STEPS)
+    nb = json.loads(json.dumps(extension))
+    for step in EXTENSION_STEPS:
+        code_cell(nb, step.module)["source"] = stubs.strip_solutions(step_code(step), step)
+    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
+    for step in EXTENSION_STEPS:
+        assert str(outcome[f"test_{step.module}"][1]).startswith(f"Step {step.number} ({step.module}.")
+
+
+def test_an_extension_mistake_fails_its_step_and_is_named(course, extension, monkeypatch):
+    nb = json.loads(json.dumps(extension))
+    cache = code_cell(nb, "step8_kv_cache")
+    cache["source"] = cache["source"].replace("chunk_positions(np.shape(K_past)[1], Z_new.shape[0])",
+                                              "chunk_positions(0, Z_new.shape[0])")
+    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
+    printed, error = outcome["test_step8_kv_cache"]
+    assert isinstance(error, AssertionError) and f"{rubric.step_points('extension')['step8_kv_cache']:g} points" in str(error)
+    assert "FAILED (public check): step8_kv_cache.decode_step" in printed and "likely mistake:" in printed
+    assert outcome["test_step7_layer"][1] is None

@@ -44,7 +44,7 @@ FAILING_CELLS = {
     "scale_missing": {"test_step6_head"},
     "endless_loop": {"test_step4_softmax", "test_step6_head"},
     "deleted_cells": set(),
-    "untouched": {f"test_{s.module}" for s in manifest.steps()},
+    "untouched": {f"test_{s.module}" for s in manifest.steps("core")},
 }
 
 
@@ -99,14 +99,20 @@ def cell(nb, grade_id):
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
+def filled_notebook(source, release, track, change=None, module=None):
+    """The released notebook with the track's solution cells finished from the instructor's `source`
+    (`change` applied to `module`'s), as a learner who did the work hands it in."""
+    nb = nbformat.reads(nbformat.writes(release), as_version=4)
+    for step in manifest.steps(track):
+        code = cell(source, step.module).source
+        cell(nb, step.module).source = finished(change(code) if step.module == module else code)
+    return nb
+
+
 def submissions(source, release):
     """{student: notebook}, each made from the released notebook as a learner would hand it in."""
     def filled(change=None, module=None):
-        nb = nbformat.reads(nbformat.writes(release), as_version=4)
-        for step in manifest.steps():
-            code = cell(source, step.module).source
-            cell(nb, step.module).source = finished(change(code) if step.module == module else code)
-        return nb
+        return filled_notebook(source, release, "core", change, module)
 
     deleted = filled()
     for grade_id in ("shape_checks", "attnkit_checks", "test_step3_masks"):
@@ -149,7 +155,7 @@ def test_each_test_cell_grade(course):
 
     with Gradebook(f"sqlite:///{course['root'] / 'gradebook.db'}") as gb:
         for student, failing in FAILING_CELLS.items():
-            for step in manifest.steps():
+            for step in manifest.steps("core"):
                 grade = gb.find_grade(f"test_{step.module}", "attention", "attention", student)
                 want = 0.0 if grade.cell.name in failing else POINTS[step.module]
                 assert (student, grade.cell.name, grade.score) == (student, grade.cell.name, want)
@@ -192,7 +198,7 @@ def test_deleted_cells_were_put_back_and_graded(course):
 def test_release_holds_no_solution_and_no_hidden_case(course):
     release = course["release"]
     text = nbformat.writes(release)
-    for step in manifest.steps():
+    for step in manifest.steps("core"):
         solution = cell(course["source"], step.module).source
         region = re.findall(rf"{stubs.BEGIN}\n(.*?)\n\s*{stubs.END}", solution, flags=re.S)
         for line in "\n".join(region).splitlines():
@@ -204,7 +210,7 @@ def test_release_holds_no_solution_and_no_hidden_case(course):
         for seed in {json.dumps(s) for s in _seeds(case.calls)} - public_seeds:
             assert f"'seed': {seed}" not in text and f'"seed": {seed}' not in text, (case.name, seed)
     assert "BEGIN HIDDEN TESTS" not in text
-    for step in manifest.steps():  # the test cells as the instructor's: no block stripped, same checksum
+    for step in manifest.steps("core"):  # the test cells as the instructor's: no block stripped, same checksum
         assert cell(release, f"test_{step.module}").source == cell(course["source"], f"test_{step.module}").source
     hidden = json.loads((course["root"] / "hidden_tests/attention.json").read_text())
     for specs in hidden["steps"].values():
@@ -227,7 +233,7 @@ def test_no_hidden_case_reaches_autograded_or_feedback_files(course):
 def test_released_notebook_stops_at_each_steps_not_implemented_error(course, tmp_path):
     nb = nbformat.reads(nbformat.writes(course["release"]), as_version=4)
     nbclient.NotebookClient(nb, timeout=60, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
-    for step in manifest.steps():
+    for step in manifest.steps("core"):
         assert not [o for o in cell(nb, step.module).outputs if o.output_type == "error"], step.module
         errors = [o for o in cell(nb, f"test_{step.module}").outputs if o.output_type == "error"]
         assert errors and errors[-1].ename == "NotImplementedError", step.module
@@ -240,7 +246,7 @@ def test_instructor_notebook_passes_every_test_in_a_kernel(course):
     nbclient.NotebookClient(nb, timeout=60, allow_errors=True, resources={"metadata": {"path": str(path)}}).execute()
     errors = {c.id: o.evalue for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"}
     assert errors == {}
-    for step in manifest.steps():
+    for step in manifest.steps("core"):
         out = "".join(o.get("text", "") for o in cell(nb, f"test_{step.module}").outputs)
         n_public, n_hidden = len(cases_for(step.module, "public")), len(cases_for(step.module, "hidden"))
         assert f"{n_public} of {n_public} public checks passed, {n_hidden} of {n_hidden} hidden" in out
@@ -258,7 +264,7 @@ def killed_kernel(course):
     """A sixth student whose step 5 calls os._exit, autograded on its own after the others."""
     root, student = course["root"], "exits"
     nb = nbformat.reads(nbformat.writes(course["release"]), as_version=4)
-    for step in manifest.steps():
+    for step in manifest.steps("core"):
         code = cell(course["source"], step.module).source
         cell(nb, step.module).source = finished(exits_the_process(code) if step.module == "step5_values" else code)
     path = root / "submitted" / student / "attention" / "attention.ipynb"

@@ -21,6 +21,7 @@ from attnkit import checks, cli, lessons, manifest, stubs
 from attnkit.cases import cases_for
 from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
 from attnkit.release import leaks
+from test_case_meaning import WARNING, hiding_softmax_source
 
 N_PUBLIC = len(cases_for(visibility="public"))
 SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
@@ -333,6 +334,34 @@ def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_pat
     assert not [n for n, _ in failed if re.search(r"test_step[1235]_", n)]
     assert "likely mistake: softmax_wrong_axis" in out
 
+
+def test_a_softmax_that_hides_its_nan_fails_in_the_release(student_venv, tmp_path):
+    """The release judges with the kit's judge.run_case: right values reached through a warning fail."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
+    (folder / "step4_softmax.py").write_text(hiding_softmax_source(), encoding="utf-8")
+    code, out = student_pytest(student_venv, folder)
+    assert code == 1, out
+    assert re.findall(r"^FAILED \S+test_step4_softmax\.py::\S+\[(\S+)\]", out, flags=re.M) == [
+        "softmax_fully_masked_row_is_zero"], out
+    assert WARNING in out and "step4_softmax.py, line" in out, out
+
+
+def test_attnkit_show_prints_the_learners_own_result_as_grids(student_venv, tmp_path):
+    """The release's `attnkit-show FUNCTION ARG…` (show.py and show_call.py shipped as they are)."""
+    exercises_with(student_venv, tmp_path, ["step3_masks"])
+    show = student_venv[1].parent / "attnkit-show"
+
+    def run(*args):
+        return subprocess.run([str(show), *args], cwd=tmp_path, env=student_venv[2], capture_output=True, text=True)
+
+    done = run("causal_visible", "2", "5")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("causal_visible(2, 5)\n\nyours: visible\n"), done.stdout
+    assert "True  True  True  True  False\n1 " in done.stdout, done.stdout
+    stub = run("softmax", "0,1")
+    assert stub.returncode == 1 and "not written yet: Step 4 (step4_softmax" in stub.stderr, stub.stderr
+    wrong = run("no_such_function")
+    assert wrong.returncode == 2 and "FUNCTION is one of: project, project_qkv," in wrong.stderr, wrong.stderr
 
 
 @pytest.mark.parametrize("module", ["judge", "loader", "ladder"])

@@ -18,7 +18,7 @@ from attnkit.grader.verify import mistake_overrides
 from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 from grading_support import assert_spec_shape, plan
 
-STEPS = [s.module for s in manifest.steps()]
+STEPS = [s.module for s in manifest.steps("core")]
 ALL_FILES = {f"{m}.py": "" for m in STEPS}  # the in-process runner ignores the text
 
 

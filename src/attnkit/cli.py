@@ -14,6 +14,8 @@ COMMAND_MODULES = (
     "attnkit.cmd_release",
     "attnkit.cmd_gradescope_bundle",
     "attnkit.cmd_report",
+    "attnkit.cmd_show",
+    "attnkit.cmd_gguf",
 )
 
 

@@ -5,12 +5,17 @@ import sys
 import time
 from pathlib import Path
 
+from . import manifest
+
 
 def register(sub):
     from .grader.sandbox_types import Limits
 
     p = sub.add_parser("grade", help="grade submissions with every case, public and hidden, in a sandbox")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a folder shaped like exercises/, or an .ipynb")
+    p.add_argument("--track", default=manifest.DEFAULT_TRACK, choices=manifest.tracks(),
+                   help="the assignment to grade, each worth 100 points: core (steps 1–6, the default) or "
+                        "extension (steps 7 on)")
     p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
     p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per submission, a column per step")
     p.add_argument("--gradescope", metavar="FILE",
@@ -86,7 +91,7 @@ def run(args):
         return 3
     limits = Limits(call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
                     submission_result_bytes=args.submission_result_bytes)
-    plan = Plan()
+    plan = Plan(args.track)
     feedback_names = {}
     path = journal_path(args)
     journal = Journal(path) if path else None

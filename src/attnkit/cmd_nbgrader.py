@@ -5,9 +5,11 @@ from .nbgrader_course import DEFAULT_TIMEOUT, build
 
 
 def register(sub):
-    p = sub.add_parser("nbgrader-course", help="write an nbgrader course directory for the assignment 'attention'",
-                       description="Write DIR/nbgrader_config.py, DIR/source/attention/attention.ipynb and "
-                                   "DIR/hidden_tests/attention.json. Then, in DIR: nbgrader generate_assignment "
+    p = sub.add_parser("nbgrader-course", help="write an nbgrader course directory: the assignments 'attention' "
+                                               "(the core) and 'attention_extension'",
+                       description="Write DIR/nbgrader_config.py, DIR/source/<assignment>/<assignment>.ipynb and "
+                                   "DIR/hidden_tests/<assignment>.json for the assignments attention (steps 1–6) and "
+                                   "attention_extension (steps 7 on). Then, in DIR: nbgrader generate_assignment "
                                    "attention. See docs/NBGRADER.md.")
     p.add_argument("directory", metavar="DIR", help="the course folder (created if needed)")
     p.add_argument("--course-id", default="attnkit", help="nbgrader's CourseDirectory.course_id (default: attnkit)")
@@ -30,5 +32,6 @@ def run(args):
         return 1
     for path in written:
         print(f"wrote {path}")
-    print(f"next: cd {args.directory} && nbgrader generate_assignment attention")
+    print(f"next: cd {args.directory} && nbgrader generate_assignment attention "
+          "(and, when the class gets there, attention_extension)")
     return 0

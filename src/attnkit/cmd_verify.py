@@ -1,4 +1,4 @@
-"""`attnkit verify`: the grader's self-check (solutions 100, stubs 0, every known mistake named)."""
+"""`attnkit verify`: the grader's self-check of every track (solutions 100, stubs 0, every known mistake named)."""
 
 
 def register(sub):
@@ -7,9 +7,10 @@ def register(sub):
 
 
 def run(args):
+    from . import manifest
     from .grader.plan import Plan
     from .grader.verify import report
 
-    text, ok = report(Plan())
-    print(text)
-    return 0 if ok else 1
+    results = [report(Plan(track)) for track in manifest.tracks()]
+    print("\n\n".join(text for text, _ in results))
+    return 0 if all(ok for _, ok in results) else 1

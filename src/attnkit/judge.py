@@ -15,6 +15,7 @@ A case here is anything with the attributes `name`, `step.module`, `function`, `
 import copy
 import re
 import sys
+import warnings
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -99,7 +100,8 @@ def build_arg(spec, call=None):
         value = value * np.asarray(spec["times"], dtype=value.dtype)
     if "assign" in spec:
         value = value.copy()
-        value[parse_index(spec["assign"]["index"])] = spec["assign"]["value"]
+        for item in spec["assign"] if isinstance(spec["assign"], list) else [spec["assign"]]:
+            value[parse_index(item["index"])] = item["value"]
     if "take" in spec:
         value = np.ascontiguousarray(value[parse_index(spec["take"])])
     if "pad_to" in spec:
@@ -112,6 +114,20 @@ def invoke(fn, kwargs):
     __tracebackhide__ = True  # pytest shows the learner's frames, not this one
     args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
     return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
+
+
+def invoke_watched(fn, kwargs):
+    """(`invoke(fn, kwargs)`, [each RuntimeWarning the call emitted, as text with its file and line]).
+
+    numpy's usual error state applies (division by zero, overflow and invalid values warn), so a
+    result reached through NaN or inf is seen even when the learner's code cleaned it up afterwards.
+    """
+    __tracebackhide__ = True
+    with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
+        warnings.simplefilter("always")
+        value = invoke(fn, kwargs)
+    return value, [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
+                   for w in caught if issubclass(w.category, RuntimeWarning)]
 
 
 def call_named(fn, returns, kwargs):
@@ -150,7 +166,7 @@ def named_outputs(returns, result):
 @dataclass(frozen=True)
 class Verdict:
     passed: bool
-    problem: str  # "" when passed, else "result", "shape", "dtype", "nan", "values" or "property"
+    problem: str  # "" when passed, else "result", "shape", "dtype", "nan", "values", "property" or "warning"
     message: str
     detail: str = ""  # the whole arrays, when `message` shows only a slice of them (pytest -vv shows it)
 
@@ -229,7 +245,8 @@ def check_form(shape, dtype, got, label):
         return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
         return Verdict(False, "dtype", f"{label}: expected dtype {dtype}, got {got.dtype} "
-                                       "(float32 in must give float32 out; a numpy float64 scalar promotes it)")
+                                       "(float32 in must give float32 out: a float64 array or numpy float64 number met "
+                                       "on the way turns the result into float64)")
     return None
 
 
@@ -353,6 +370,14 @@ def evaluate(case, calls, results, expected, forms):
     return PASSED
 
 
+def warning_verdict(function, warned):
+    """The Verdict of results that were right but came with NumPy warnings (`warned`, their texts)."""
+    more = f" (and {len(warned) - 1} more)" if len(warned) > 1 else ""
+    return Verdict(False, "warning", f"{function}() gave the right values but emitted a warning on the way: "
+                                     f"{warned[0]}{more}\n  NaN or inf was computed and then hidden; a right "
+                                     "answer keeps every intermediate value finite (no NaN, no warning)")
+
+
 def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     """The text a learner sees when `case` fails.
 
@@ -390,18 +415,22 @@ def run_case(fn, case, calls, expected, forms):
     """Call `fn` once per call (on copies of the arguments), name the parts, judge: (Verdict, results).
 
     `results` is one {part: value} per call, or None when the result could not be named (a wrong
-    tuple, judged as problem "result"). Whatever `fn` raises propagates: each caller reports a
-    learner's exception its own way.
+    tuple, judged as problem "result"). Right results reached through a NumPy RuntimeWarning fail
+    (`warning_verdict`). Whatever `fn` raises propagates: each caller reports a learner's exception
+    its own way.
     """
     __tracebackhide__ = True  # pytest shows the learner's frames, not this one
-    raw = []
+    raw, warned = [], []
     for kwargs in calls:  # a loop, not a comprehension: its frame would show in the learner's traceback
-        raw.append(invoke(fn, copy.deepcopy(kwargs)))
+        value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
+        raw.append(value)
+        warned += emitted
     try:
         results = [named_outputs(case.returns, value) for value in raw]
     except ValueError as err:
         return Verdict(False, "result", f"{case.step.module}.{case.function} — {err}"), None
-    return evaluate_safely(case, calls, results, expected, forms), results
+    verdict = evaluate_safely(case, calls, results, expected, forms)
+    return (warning_verdict(case.function, warned) if verdict.passed and warned else verdict), results
 
 
 def evaluate_safely(case, calls, results, expected, forms):

@@ -1,11 +1,13 @@
 """The progress ladder printed at the end of `pytest exercises` and by `attnkit check`.
 
 Standard library only: the student release ships this file as it is. `steps` are objects with
-`number`, `module`, `filename`, `title` and `read` (where to read): the kit's manifest steps, or
+`number`, `module`, `filename`, `title`, `track` and `read` (where to read): the kit's manifest steps, or
 the release's stored copy. `hidden` maps a step module to the concepts only its hidden cases check.
 """
 import textwrap
 from dataclasses import dataclass
+
+CORE_TRACK = "core"  # manifest.DEFAULT_TRACK: the extension's steps wait until the core is done
 
 
 @dataclass
@@ -25,13 +27,17 @@ class StepTally:
 
 
 def render(tallies, steps, hidden, exercises_label="exercises", reference=False):
-    """The ladder text for {step module: StepTally} (steps that ran no test are left out).
+    """The ladder text for {step module: StepTally} (steps that ran no test are left out; steps of
+    another track than the core are shown once every core step that ran is done).
 
     `reference`: the tests ran on the kit's reference solutions (--solutions), not a learner's code.
     """
     ran = [s for s in steps if s.module in tallies and tallies[s.module].total]
     if not ran:
         return "attnkit: no public test ran."
+    core = [s for s in ran if s.track == CORE_TRACK]
+    waiting = [s for s in ran if s.track != CORE_TRACK] if not all(tallies[s.module].done for s in core) else []
+    ran = [s for s in ran if s not in waiting]
     whose = "the reference solutions/, not your exercises/" if reference else "public tests"
     lines = ["", f"attnkit progress ({whose})"]
     next_step = next((s for s in ran if not tallies[s.module].done), None)
@@ -40,6 +46,8 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
         mark = "done" if t.done else ("not started" if t.not_done == t.total else "in progress")
         pointer = "   <- next" if s is next_step else ""
         lines.append(f"  step {s.number}  {s.module:<18} {t.passed:>2}/{t.total:<2} {mark}{pointer}")
+    if waiting:
+        lines.append(f"  (the extension, steps {waiting[0].number}–{waiting[-1].number}, is shown once the core is done)")
     if all(tallies[s.module].not_done == tallies[s.module].total for s in ran):
         lines += ["", "Every test failed with NotImplementedError: no function is written yet, so these failures "
                       f"are expected. Start with step {ran[0].number}, as below."]

@@ -22,6 +22,7 @@ class Step:
     lesson: str
     depends_on: tuple
     functions: tuple  # of Function, in manifest order
+    track: str  # the assignment it belongs to: "core" (steps 1–6) or "extension"
 
     @property
     def read(self):
@@ -39,6 +40,9 @@ class Step:
         raise KeyError(f"{self.module} has no function {name!r}")
 
 
+DEFAULT_TRACK = "core"  # a step without `track:` belongs to the core assignment
+
+
 @lru_cache(maxsize=None)
 def _load():
     return yaml.safe_load((DATA_DIR / "manifest.yaml").read_text(encoding="utf-8"))
@@ -49,9 +53,20 @@ def provided_modules():
     return tuple(_load()["provided"])
 
 
+def steps(track=None):
+    """The steps of `track` (all steps when None), in order."""
+    if track is not None and track not in tracks():
+        raise ValueError(f"no track {track!r}; tracks are {list(tracks())}")
+    return tuple(s for s in _all_steps() if track is None or s.track == track)
+
+
+def tracks():
+    """Track names in the order their first steps come: ("core", "extension")."""
+    return tuple(dict.fromkeys(s.track for s in _all_steps()))
+
+
 @lru_cache(maxsize=None)
-def steps():
-    """All steps, in order."""
+def _all_steps():
     return tuple(
         Step(
             number=k,
@@ -60,6 +75,7 @@ def steps():
             lesson=raw["lesson"],
             depends_on=tuple(raw["depends_on"]),
             functions=tuple(Function(name, tuple(spec["returns"])) for name, spec in raw["functions"].items()),
+            track=raw.get("track", DEFAULT_TRACK),
         )
         for k, raw in enumerate(_load()["steps"], start=1)
     )

@@ -1,4 +1,7 @@
-"""Points: rubric.yaml gives each step its total; a step's cases share it by weight."""
+"""Points: rubric.yaml gives each step of each track its total; a step's cases share it by weight.
+
+Each track (manifest.yaml's `track:`) is a separate assignment worth 100 points.
+"""
 from functools import lru_cache
 
 import yaml
@@ -9,22 +12,32 @@ from .paths import DATA_DIR
 
 
 @lru_cache(maxsize=None)
-def step_points():
-    """{step module: points}; checked to cover every step and to total 100."""
-    points = yaml.safe_load((DATA_DIR / "rubric.yaml").read_text(encoding="utf-8"))["steps"]
-    modules = [s.module for s in manifest.steps()]
+def _tracks():
+    tracks = yaml.safe_load((DATA_DIR / "rubric.yaml").read_text(encoding="utf-8"))["tracks"]
+    if sorted(tracks) != sorted(manifest.tracks()):
+        raise ValueError(f"rubric.yaml must give points to exactly the tracks {list(manifest.tracks())}, "
+                         f"got {sorted(tracks)}")
+    return tracks
+
+
+@lru_cache(maxsize=None)
+def step_points(track=manifest.DEFAULT_TRACK):
+    """{step module: points} of `track`; checked to cover the track's steps and to total 100."""
+    points = _tracks()[track]
+    modules = [s.module for s in manifest.steps(track)]
     if sorted(points) != sorted(modules):
-        raise ValueError(f"rubric.yaml must give points to exactly the steps {modules}, got {sorted(points)}")
+        raise ValueError(f"rubric.yaml must give the {track} track's points to exactly the steps {modules}, "
+                         f"got {sorted(points)}")
     if abs(sum(points.values()) - 100) > 1e-9:
-        raise ValueError(f"rubric.yaml points must total 100, got {sum(points.values())}")
+        raise ValueError(f"rubric.yaml: the {track} track's points must total 100, got {sum(points.values())}")
     return dict(points)
 
 
 @lru_cache(maxsize=None)
-def case_points():
-    """{case name: points}, rounded to 1e-6; the cases of a step add up to the step's points."""
+def case_points(track=manifest.DEFAULT_TRACK):
+    """{case name: points} of `track`, rounded to 1e-6; the cases of a step add up to the step's points."""
     result = {}
-    for module, total in step_points().items():
+    for module, total in step_points(track).items():
         step_cases = cases_for(module)
         weight = sum(c.weight for c in step_cases)
         for c in step_cases:

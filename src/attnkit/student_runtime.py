@@ -12,6 +12,7 @@ not pass its own public tests, the later step's failure says so and names the st
 """
 import importlib.util
 import json
+import sys
 import warnings
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 from .judge import build_arg, evaluate_safely, exception_note, portable_case, run_case, teaching_message
 from .ladder import register
 from .loader import StepLoader, StepLoadError, TimeLimitExceeded, load_failure, load_step, time_limit
+from .show_call import LearnerError, UsageError, run_learner, yours
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -194,6 +196,31 @@ def check(case, calls, expected, request):
     if results is None:
         pytest.fail(verdict.message, pytrace=False)
     pytest.fail(teaching_message(case, calls, verdict, diagnosis(case, calls, results), full_arrays), pytrace=False)
+
+
+def show_main(argv=None):
+    """`attnkit-show FUNCTION ARG…`: the learner's function from ./exercises/ on these arguments, each
+    part of its result as a labelled grid. Exit 0, 1 when the learner's code failed, 2 on a wrong command."""
+    argv = sys.argv[1:] if argv is None else argv
+    functions = {name: (step, returns) for step in LAYOUT.steps() for name, returns in step.functions.items()}
+    folder = Path.cwd() / "exercises"
+    try:
+        if not argv or argv[0] not in functions:
+            raise UsageError("give FUNCTION ARG…, e.g. attnkit-show causal_visible 2 5 (run it in the folder "
+                             f"that holds exercises/); FUNCTION is one of: {', '.join(functions)}")
+        step, returns = functions[argv[0]]
+        try:
+            fn = getattr(_module(step.module, folder), argv[0], None)
+        except StepLoadError as err:
+            raise LearnerError(str(err)) from None
+        if not callable(fn):
+            raise LearnerError(f"{folder / step.filename} has no function {argv[0]}(): keep the stub's name")
+        call, _, parts = run_learner(fn, argv[0], argv[1:], returns, folder / step.filename)
+    except (UsageError, LearnerError) as err:
+        print(f"attnkit-show: {err}", file=sys.stderr)
+        return 2 if isinstance(err, UsageError) else 1
+    print(yours(call, parts))
+    return 0
 
 
 def pytest_configure(config):

@@ -117,6 +117,10 @@ def _judge(plan, planned, results, problem, missing):
     else:
         parts = [r.parts for r in calls]
         status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
+        warned = [text for r in calls for text in r.warnings]
+        if status == "passed" and warned:  # after the memo: the same values without warnings pass
+            status, output = "failed", judge.teaching_message(case, planned.calls,
+                                                              judge.warning_verdict(case.function, warned))
     return _result(planned, status, output, code)
 
 

@@ -30,16 +30,19 @@ class PlannedCase:
 
 
 class Plan:
-    """The cases, their jobs and their points; `remembered` memoises what judging a result gave."""
+    """The cases of one track (a separate 100-point assignment), their jobs and their points;
+    `remembered` memoises what judging a result gave."""
 
-    def __init__(self):
-        for step in manifest.steps():  # load them now: loading swaps sys.modules, unsafe once threads judge
-            reference.reference_module(step.module)
-        points = rubric.case_points()
-        self.step_points = rubric.step_points()
+    def __init__(self, track=manifest.DEFAULT_TRACK):
+        self.track = track
+        self.steps = [s.module for s in manifest.steps(track)]
+        for module in self.steps:  # load them now: loading swaps sys.modules, unsafe once threads judge
+            reference.reference_module(module)
+        points = rubric.case_points(track)
+        self.step_points = rubric.step_points(track)
         self.cases = []
         jobs = []
-        for case in catalogue.all_cases():
+        for case in (c for c in catalogue.all_cases() if c.step.module in self.steps):
             calls = case.build_calls()
             keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
             jobs += [Job(key, case.step.module, case.function, case.returns, kwargs)
@@ -48,9 +51,8 @@ class Plan:
                                           checks.expected_forms(case, calls), keys, points[case.name]))
         self.jobs = tuple(jobs)
         self.case_named = {p.case.name: p.case for p in self.cases}
-        self.steps = [s.module for s in manifest.steps()]
         self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}
-        self.fingerprint = _fingerprint()
+        self.fingerprint = _fingerprint(track)
         self._memo = {}
         self._lock = threading.Lock()
 
@@ -82,9 +84,9 @@ def _results_key(name, results):
     return digest.digest()
 
 
-def _fingerprint():
-    """A hash of everything a grade depends on besides the submission: cases, rubric, manifest, solutions."""
-    digest = hashlib.sha256()
+def _fingerprint(track):
+    """A hash of everything a grade depends on besides the submission: track, cases, rubric, manifest, solutions."""
+    digest = hashlib.sha256(track.encode() + b"\0")
     files = [*sorted(CASES_DIR.glob("*.yaml")), *sorted(HIDDEN_CASES_DIR.glob("*.yaml")),
              DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py"))]
     for path in files:

@@ -31,6 +31,7 @@ import tempfile
 import time
 import traceback
 import types
+import warnings
 
 from .sandbox_barrier import LIBC, apply_barrier
 from .sandbox_seccomp import deny_user_namespaces
@@ -40,6 +41,7 @@ PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 CLONE_NEWIPC = 0x08000000
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
+MAX_WARNINGS = 5  # per call, sent back with its result
 BASELINE = None  # numpy's and builtins' namespaces and numpy's error state, as the zygote left them
 
 
@@ -328,8 +330,11 @@ class Submission:
         fn = getattr(self.modules[header["module"]], function, None)
         if not callable(fn):
             return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
-        try:
-            result = fn(*args, **kwargs)
+        import numpy as np
+        try:  # as attnkit.judge.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
+            with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
+                warnings.simplefilter("always")
+                result = fn(*args, **kwargs)
         except NotImplementedError as err:
             return _reply(header, "not_done", self._describe(err), "NotImplementedError")
         except (MemoryError, KeyboardInterrupt, SystemExit) as err:
@@ -347,7 +352,8 @@ class Submission:
         size = sum(arr.nbytes for _, arr, _ in payload)
         if size > header["max_bytes"]:
             return _reply(header, "error", f"{function}() returned {size} bytes of arrays (at most {header['max_bytes']})")
-        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": ""}, payload)
+        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": "",
+                       "warnings": _warning_texts(caught)}, payload)
 
     def tidy(self, header, arrays):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,
@@ -371,6 +377,13 @@ class Submission:
         for f in frames[-6:]:
             text += f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
         return text[:MAX_TEXT]
+
+
+def _warning_texts(caught):
+    """The RuntimeWarnings among `caught` as text, as attnkit.judge.invoke_watched gives them (capped)."""
+    texts = [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
+             for w in caught if issubclass(w.category, RuntimeWarning)]
+    return [text[:300] for text in texts[:MAX_WARNINGS]]
 
 
 def _reply(header, status, error="", exc_type=""):

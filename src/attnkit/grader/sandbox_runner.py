@@ -29,6 +29,7 @@ from .sandbox_zygote import ZygoteError
 BUDGET_SPENT = "not run (budget spent)"
 _MAX_HEADER = 1 << 20
 _MAX_TEXT = 4000
+_MAX_WARNINGS = 5  # kept per call (the child sends no more)
 _WINDOW_CALLS, _WINDOW_BYTES = 16, 48 << 10  # requests in flight; the socket buffer holds ~200 kB
 
 
@@ -324,8 +325,13 @@ class SubmissionRunner:
             return result("error", f"garbled answer from {job.function}(): fields of the wrong type",
                           "ProtocolError", seconds)
         error, exc_type = error[:_MAX_TEXT], exc_type[:200]
+        warned = reply.get("warnings", [])
+        if not (isinstance(warned, list) and all(isinstance(text, str) for text in warned)):
+            return result("error", f"garbled answer from {job.function}(): warnings of the wrong type",
+                          "ProtocolError", seconds)
         if status == "ok" and set(parts) == set(job.returns):
-            return result("ok", seconds=seconds, parts={name: parts[name][0] for name in job.returns})
+            return result("ok", seconds=seconds, parts={name: parts[name][0] for name in job.returns},
+                          warnings=[text[:300] for text in warned[:_MAX_WARNINGS]])
         if status in ("not_done", "error", "crashed") and not parts:
             return result(status, error, exc_type, seconds)
         return result("error", f"garbled answer from {job.function}(): status {status!r}, parts {sorted(parts)}",

@@ -29,6 +29,7 @@ class CallResult:
     error: str  # "" or exception type + message + the learner-file lines of the traceback
     exc_type: str  # "" or the exception class name, e.g. "ValueError"
     seconds: float
+    warnings: tuple = ()  # texts of the RuntimeWarnings (NumPy's NaN/inf) a call that returned emitted
 
 
 @dataclass(frozen=True)
@@ -39,5 +40,5 @@ class SubmissionRun:
     isolation: str = ""  # what isolated the learner's code (barrier_description's words)
 
 
-def result(status, error="", exc_type="", seconds=0.0, parts=None):
-    return CallResult(status, parts, error, exc_type, seconds)
+def result(status, error="", exc_type="", seconds=0.0, parts=None, warnings=()):
+    return CallResult(status, parts, error, exc_type, seconds, tuple(warnings))

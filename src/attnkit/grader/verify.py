@@ -1,4 +1,5 @@
-"""The grader's self-check: the reference scores 100, the stubs 0, every known mistake is caught and named.
+"""The grader's self-check, per track: the reference scores 100, the stubs 0, every known mistake is
+caught and named.
 
 The solutions and the stubs go through the real sandbox. Each mistake of the catalogue, in each of
 its forms (slips), is graded with its wrong functions standing in for the reference ones (in this
@@ -47,8 +48,8 @@ def plan_max(plan):
 
 
 def mistake_checks(plan):
-    """(checks, gap): one check per way of making each catalogue mistake; gap = {code: hidden tests
-    that alone catch it}."""
+    """(checks, gap): one check per way of making each catalogue mistake in a step of the plan's track;
+    gap = {code: hidden tests that alone catch it}."""
     checks, gap = [], {}
     files = submission.read(str(SOLUTIONS_DIR)).sources  # every file present: only the overrides differ
     for code in mistakes.catalogue():
@@ -56,6 +57,8 @@ def mistake_checks(plan):
         if not slips:
             checks.append(Check(code, False, "no wrong implementation in the catalogue"))
         for k, overrides in enumerate(slips):
+            if mistakes.slip_step(code, k) not in plan.steps:
+                continue  # made in the other track's steps: checked with that track's plan
             label = code if len(slips) == 1 else f"{code} ({k + 1}/{len(slips)})"
             graded = grade(plan, InProcessRunner(overrides), files, label)
             failed = [t for t in graded.tests if t.status != "passed"]
@@ -72,15 +75,15 @@ def mistake_checks(plan):
 
 
 def report(plan):
-    """(text, ok) of the whole self-check."""
+    """(text, ok) of the self-check of the plan's track."""
     ref = reference_checks(plan)
     found, gap = mistake_checks(plan)
-    lines = ["reference:"] + [_line(c) for c in ref]
+    lines = [f"track {plan.track} ({', '.join(plan.steps)}):", "reference:"] + [_line(c) for c in ref]
     lines += [f"known mistakes ({len(found)}), each must fail and be named:"] + [_line(c) for c in found]
     lines.append("public/hidden gap (mistakes that pass every public test; only hidden tests catch them):")
     lines += [f"  {code}: {', '.join(names)}" for code, names in gap.items()] or ["  none"]
     failed = [c for c in ref + found if not c.ok]
-    lines.append(f"verify: {len(ref) + len(found) - len(failed)} of {len(ref) + len(found)} checks passed"
+    lines.append(f"verify {plan.track}: {len(ref) + len(found) - len(failed)} of {len(ref) + len(found)} checks passed"
                  + (f"; failed: {', '.join(c.label for c in failed)}" if failed else ""))
     return "\n".join(lines), not failed
 

@@ -7,7 +7,7 @@ whose output (or error) on a case's calls matches the learner's; `describe` is t
 """
 from .catalogue import Mistake, catalogue, describe
 from .diagnosis import Outcome, diagnose, diagnose_exception, failing, outcomes
-from .worlds import mistaken_function, slip_overrides, variants
+from .worlds import mistaken_function, slip_overrides, slip_step, variants
 
-__all__ = ["Mistake", "Outcome", "failing", "outcomes", "catalogue", "describe", "diagnose", "diagnose_exception", "mistaken_function", "slip_overrides",
-           "variants"]
+__all__ = ["Mistake", "Outcome", "catalogue", "describe", "diagnose", "diagnose_exception", "failing",
+           "mistaken_function", "outcomes", "slip_overrides", "slip_step", "variants"]

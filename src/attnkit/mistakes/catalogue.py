@@ -65,6 +65,15 @@ _TEXT = (
     ("mask_combined_with_or", "combined tables with OR (De Morgan slip)",
      "A key is readable only if every table allows it: combine visibility tables with & (AND).",
      "step3_masks#combine"),
+    ("mask_table_dropped", "combined only the first two tables; a further table was left out",
+     "combine_visible takes any number of tables: AND every one of them (loop over visibles, or "
+     "np.logical_and.reduce).",
+     "step3_masks#combine"),
+    ("mask_dtype_missing", "the mask array M is float64: built without the scores' dtype",
+     "A float64 M added to float32 scores makes S, P and O float64. additive_mask must return the dtype "
+     "it is given (.astype(dtype)), and attention must ask for the scores' one: "
+     "additive_mask(visible, dtype=kq.dtype).",
+     "step3_masks#additive-mask"),
     ("mask_zero_fill", "masked scores set to 0 (or a masked weight multiplied) instead of -inf",
      "A hidden key's score must be -inf so that exp gives weight 0; a score of 0 still gets weight.",
      "step3_masks#additive-mask"),
@@ -97,6 +106,41 @@ _TEXT = (
     ("weights_on_keys", "summed keys (P K) instead of values",
      "Keys only decide the weights; the output mixes the values: O = P V.",
      "step5_values#values-not-keys"),
+    ("qkv_order_swapped", "took Q, K, V from the fused c_attn output in the wrong order",
+     "The fused output [T, 3D] is [Q | K | V]: Q = columns 0 … D-1, K = D … 2D-1, V = 2D … 3D-1.",
+     "step7_layer#fused-weights"),
+    ("heads_split_without_transpose", "split the heads with reshape(n_head, T, D_h), without the transpose",
+     "Reshape to [T, n_head, D_h] first, then swap the first two axes: head h is columns h*D_h … "
+     "(h+1)*D_h - 1 of every token.",
+     "step7_layer#split-heads"),
+    ("heads_merged_wrong_order", "merged the heads with a plain reshape, gluing rows of different tokens",
+     "Swap the head and token axes back to [T, n_head, D_h] before reshaping to [T, D].",
+     "step7_layer#merge-heads"),
+    ("proj_bias_missing", "left out the output projection's bias c_proj_bias",
+     "The layer's output is merged @ c_proj_weight + c_proj_bias.",
+     "step7_layer#merge-heads"),
+    ("cache_appended_after_attending", "attended to the cache before appending the new keys and values",
+     "Append K_new and V_new to the cache first, then attend: each new token must read itself.",
+     "step8_kv_cache#cache"),
+    ("positions_restarted", "numbered the new tokens from 0 instead of from the cache's length",
+     "New token i sits at absolute position n_past + i.",
+     "step8_kv_cache#positions"),
+    ("ggml_ne_not_reversed", "read GGML's ne slowest-first, as if it were a NumPy shape",
+     "ne lists sizes fastest first: the NumPy shape is ne reversed, buffer.reshape(ne[::-1]) "
+     "(and a NumPy shape becomes ne by reversing it).",
+     "step9_ggml_layout#ne-order"),
+    ("ggml_heads_tokens_swapped", "heads and tokens (queries) axes swapped when reading a dump",
+     "Qcur is {D_h, n_head, T, 1}: heads inside tokens, so swap them to get [n_head, T, D_h]; kq is "
+     "{n_kv, T_q, n_head, 1}: already heads outside queries, nothing to swap.",
+     "step9_ggml_layout#qkv"),
+    ("kq_padding_kept", "kept the padded key slots of a kq dump",
+     "The cache view has n_kv slots (256 in the lesson) but only the first T_k hold keys: keep "
+     "scores[..., :n_keys].",
+     "step9_ggml_layout#kq-padding"),
+    ("kq_padding_wrong_end", "dropped the padding from the wrong end (kept the last T_k slots)",
+     "The keys fill slots 0 … T_k - 1 and the padding comes after them: keep scores[..., :n_keys], "
+     "not scores[..., -n_keys:].",
+     "step9_ggml_layout#kq-padding"),
 )
 
 

@@ -99,6 +99,12 @@ def _combine_with_or(*visibles):
     return reduce(np.logical_or, [np.asarray(v) for v in visibles])
 
 
+@slip("step3_masks", "combine_visible")
+def _combine_first_two(*visibles):
+    """visible where the first two tables allow it; any further table is left out."""
+    return ref("step3_masks", "combine_visible")(*visibles[:2])
+
+
 @slip("step3_masks", "additive_mask")
 def _additive_mask_inverted(visible, dtype=np.float64):
     """-inf where visible, 0 where hidden."""
@@ -109,6 +115,12 @@ def _additive_mask_inverted(visible, dtype=np.float64):
 def _additive_mask_zero_one(visible, dtype=np.float64):
     """1 where visible, 0 where hidden: a multiplicative mask added to the scores."""
     return np.asarray(visible).astype(dtype)
+
+
+@slip("step3_masks", "additive_mask")
+def _additive_mask_dtype_ignored(visible, dtype=np.float64):
+    """M of float64 whatever dtype was asked for."""
+    return ref("step3_masks", "additive_mask")(visible)
 
 
 def _swapped(function, reference_function):
@@ -186,6 +198,14 @@ def _head(weights):
 
 
 @slip("step6_head", "attention")
+def _mask_without_dtype(Q, K, V, visible=None):
+    """M = additive_mask(visible) without dtype: float64, so S, P and O become float64."""
+    S, table = _unmasked_scores(Q, K, visible)
+    P = _softmax_of(S + ref("step3_masks", "additive_mask")(table))
+    return ref("step5_values", "weighted_sum")(P, V), P
+
+
+@slip("step6_head", "attention")
 def _weights_on_keys(Q, K, V, visible=None):
     """O = P K."""
     return ref("step6_head", "attention")(Q, K, K, visible)
@@ -207,6 +227,107 @@ def _kq_scaled(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
     return dataclasses.replace(trace, kq=ref("step2_scores", "scale_scores")(trace.kq, trace.Q.shape[-1]))
 
 
+# step 7 — the layer ---------------------------------------------------------------------------
+
+@slip("step7_layer", "split_heads")
+def _heads_by_reshape(X, n_head):
+    """X.reshape(n_head, T, D_h) without the transpose: heads filled in memory order, tokens mixed."""
+    X = _floats(X)
+    T, D = X.shape[-2:]
+    return X.reshape(*X.shape[:-2], n_head, T, D // n_head)
+
+
+def _qkv_order(order):
+    @slip("step7_layer", "split_qkv")
+    def split_qkv(X, c_attn_weight, c_attn_bias):
+        """Q, K, V cut from the fused output in another order."""
+        parts = ref("step7_layer", "split_qkv")(X, c_attn_weight, c_attn_bias)
+        return tuple(parts[k] for k in order)
+    return split_qkv
+
+
+@slip("step7_layer", "merge_heads")
+def _merged_by_reshape(O):
+    """O.reshape(T, D) straight from [n_head, T, D_h]: rows of different tokens glued together."""
+    O = _floats(O)
+    n_head, T, D_h = O.shape[-3:]
+    return O.reshape(*O.shape[:-3], T, n_head * D_h)
+
+
+@slip("step7_layer", "gpt2_attention")
+def _without_proj_bias(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head, visible=None):
+    """out = merged @ c_proj_weight, without c_proj_bias."""
+    trace = ref("step7_layer", "gpt2_attention")(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias,
+                                                 n_head, visible)
+    return dataclasses.replace(trace, out=trace.out - _floats(c_proj_bias).astype(trace.out.dtype))
+
+
+# step 8 — the KV cache ------------------------------------------------------------------------
+
+@slip("step8_kv_cache", "decode_step")
+def _appended_after_attending(Z_new, K_past, V_past, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head):
+    """attends to the old cache, then appends: no new token reads itself (the first one reads nothing)."""
+    split = ref("step7_layer", "split_heads")
+    Q, K_new, V_new = (split(X, n_head) for X in ref("step7_layer", "split_qkv")(Z_new, c_attn_weight, c_attn_bias))
+    K_past, V_past = _floats(K_past), _floats(V_past)
+    n_past = K_past.shape[-2]
+    O = (ref("step6_head", "attention")(Q, K_past, V_past, np.ones((Q.shape[-2], n_past), dtype=bool))[0]
+         if n_past else np.zeros_like(Q))
+    out = ref("step1_projection", "project")(ref("step7_layer", "merge_heads")(O), c_proj_weight, c_proj_bias)
+    K, V = ref("step8_kv_cache", "append_kv")(K_past, V_past, K_new, V_new)
+    return ref("step8_kv_cache", "DecodeStep")(out=out, K=K, V=V)
+
+
+@slip("step8_kv_cache", "chunk_positions")
+def _positions_from_zero(n_past, n_new):
+    """positions 0 … n_new - 1 for every chunk, as if it began the text."""
+    return np.arange(n_new, dtype=np.int64)
+
+
+@slip("step8_kv_cache", "chunk_visible")
+def _chunk_top_left(positions, n_key):
+    """j <= i with i the chunk's row number: the triangle in the top-left corner, positions ignored."""
+    rows = np.arange(len(positions))
+    return np.arange(n_key)[None, :] <= rows[:, None]
+
+
+# step 9 — llama.cpp's GGML layout ---------------------------------------------------------------
+
+def _reshaped_by_ne(order):
+    @slip("step9_ggml_layout", "from_ggml")
+    def from_ggml(buffer, ne):
+        """buffer.reshape(ne, order): ne taken as a NumPy shape (C order), or as axes in GGML order (F)."""
+        return _floats(buffer).reshape(tuple(int(n) for n in np.asarray(ne)), order=order)
+    return from_ggml
+
+
+@slip("step9_ggml_layout", "to_ggml")
+def _ne_as_numpy_shape(array):
+    """ne = array.shape, not reversed."""
+    buffer, ne = ref("step9_ggml_layout", "to_ggml")(array)
+    return buffer, ne[::-1].copy()
+
+
+@slip("step9_ggml_layout", "read_qkv_dump")
+def _qkv_tokens_first(buffer, ne):
+    """[T, n_head, D_h]: the dump reversed, heads not moved in front of tokens."""
+    return ref("step9_ggml_layout", "from_ggml")(buffer, ne)[0]
+
+
+@slip("step9_ggml_layout", "read_kq_dump")
+def _kq_queries_first(buffer, ne, n_keys):
+    """[T_q, n_head, T_k]: heads and queries swapped as if kq were laid out like Qcur."""
+    return np.swapaxes(ref("step9_ggml_layout", "read_kq_dump")(buffer, ne, n_keys), 0, 1)
+
+
+def _kq_slots(keep):
+    @slip("step9_ggml_layout", "read_kq_dump")
+    def read_kq_dump(buffer, ne, n_keys):
+        """the key slots `keep(scores, n_keys)` picks instead of the first n_keys."""
+        return keep(ref("step9_ggml_layout", "from_ggml")(buffer, ne)[0], n_keys)
+    return read_kq_dump
+
+
 SLIPS = {
     "projection_transposed": (_projection(lambda Z, W: Z @ W.T), _projection(lambda Z, W: W @ Z),
                               _projection(lambda Z, W: np.dot(Z, W.T)), _qkv_transposed_weights),
@@ -218,12 +339,14 @@ SLIPS = {
     "scale_by_d": (_scale(lambda d_h: d_h * d_h),),
     "scale_by_model_dim": (_scaled_by_model_width,),
     "kq_scaled": (_kq_scaled,),
-    "mask_top_left": (_causal(lambda i, j, past: j <= i),),
+    "mask_top_left": (_causal(lambda i, j, past: j <= i), _chunk_top_left),
     "mask_off_by_one": (_causal(lambda i, j, past: j <= past + i + 1),),
     "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i),),
     "mask_inverted": (_causal(lambda i, j, past: j > past + i), _causal(lambda i, j, past: j >= past + i),
                       _additive_mask_inverted),
     "mask_combined_with_or": (_combine_with_or,),
+    "mask_table_dropped": (_combine_first_two,),
+    "mask_dtype_missing": (_additive_mask_dtype_ignored, _mask_without_dtype),
     "mask_zero_fill": (_additive_mask_zero_one, _head(lambda S, table: _softmax_of(np.where(table, S, 0)))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
     "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
@@ -234,4 +357,14 @@ SLIPS = {
     "softmax_wrong_axis": (_softmax_along(-2), _softmax_along(0)),
     "weights_transposed": (_weights_transposed,),
     "weights_on_keys": (_weights_on_keys,),
+    "qkv_order_swapped": (_qkv_order((1, 0, 2)), _qkv_order((2, 1, 0))),
+    "heads_split_without_transpose": (_heads_by_reshape,),
+    "heads_merged_wrong_order": (_merged_by_reshape,),
+    "proj_bias_missing": (_without_proj_bias,),
+    "cache_appended_after_attending": (_appended_after_attending,),
+    "positions_restarted": (_positions_from_zero,),
+    "ggml_ne_not_reversed": (_reshaped_by_ne("C"), _reshaped_by_ne("F"), _ne_as_numpy_shape),
+    "ggml_heads_tokens_swapped": (_qkv_tokens_first, _kq_queries_first),
+    "kq_padding_kept": (_kq_slots(lambda scores, n_keys: scores),),
+    "kq_padding_wrong_end": (_kq_slots(lambda scores, n_keys: scores[..., scores.shape[-1] - n_keys:]),),
 }

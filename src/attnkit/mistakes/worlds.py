@@ -5,6 +5,7 @@ in its namespace, and every later step that imports it is loaded again on top of
 binds plain module names), so a slip in step 2 also shows in step 6's composed head, as it does
 for a learner who writes attention() inline.
 """
+import types
 from functools import lru_cache
 
 from .. import manifest
@@ -28,11 +29,21 @@ def _world(slip):
     return changed
 
 
+def _global_names(code):
+    """Names `code` looks up, its nested generator expressions and inner functions included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
 def _calls_any(function, hit):
     """Whether `function` is in `hit` or names one of them among its globals."""
     if id(function) in hit:
         return True
-    names = getattr(getattr(function, "__code__", None), "co_names", ())
+    code = getattr(function, "__code__", None)
+    names = _global_names(code) if code is not None else ()
     return any(id(function.__globals__.get(name)) in hit for name in names)
 
 
@@ -57,6 +68,11 @@ def slip_overrides(code):
     """One {(module, function): mistaken callable} per way of making mistake `code` (its slips)."""
     catalogue()[code]  # KeyError for an unknown code
     return [_affected(s) for s in SLIPS[code]]
+
+
+def slip_step(code, variant):
+    """The step module where way `variant` of mistake `code` is made."""
+    return SLIPS[code][variant].module
 
 
 def variants(code, module, function):

@@ -1,8 +1,10 @@
 """Write an nbgrader course for the kit: config, the instructor's notebook and the hidden cases.
 
     DIR/nbgrader_config.py                 per-cell timeout, deleted test cells put back, course id
-    DIR/source/attention/attention.ipynb   the instructor's notebook (notebook.py)
+    DIR/source/attention/attention.ipynb   the instructor's notebook of the core, steps 1–6 (notebook.py)
     DIR/hidden_tests/attention.json        the hidden cases, read only by the test cells at grading
+    DIR/source/attention_extension/…, DIR/hidden_tests/attention_extension.json
+                                           the same for the extension (steps 7 on), a separate assignment
 
 The hidden cases sit outside source/, so nbgrader copies them into no release, no autograded
 folder and no feedback; see docs/NBGRADER.md.
@@ -11,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from .notebook import ASSIGNMENT, hidden_cases, source_notebook
+from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook
 from .runtime import COURSE_CONFIG, HIDDEN_DIR
 
 DEFAULT_TIMEOUT = 30
@@ -47,13 +49,14 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE"}}
 
 def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
     """{relative path: text} of every file the course needs."""
-    hidden = json.dumps(hidden_cases(), separators=(",", ":")) + "\n"
-    digest = hashlib.sha256(hidden.encode("utf-8")).hexdigest()
-    return {
-        Path(COURSE_CONFIG): config_text(course_id, timeout),
-        Path("source", ASSIGNMENT, f"{ASSIGNMENT}.ipynb"): json.dumps(source_notebook(digest), indent=1, ensure_ascii=False) + "\n",
-        Path(HIDDEN_DIR, f"{ASSIGNMENT}.json"): hidden,
-    }
+    files = {Path(COURSE_CONFIG): config_text(course_id, timeout)}
+    for assignment in TRACKS:
+        hidden = json.dumps(hidden_cases(assignment), separators=(",", ":")) + "\n"
+        digest = hashlib.sha256(hidden.encode("utf-8")).hexdigest()
+        notebook = source_notebook(digest, assignment=assignment)
+        files[Path("source", assignment, f"{assignment}.ipynb")] = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+        files[Path(HIDDEN_DIR, f"{assignment}.json")] = hidden
+    return files
 
 
 def build(course_dir, course_id="attnkit", timeout=DEFAULT_TIMEOUT, force=False):

@@ -22,7 +22,10 @@ from ..paths import SOLUTIONS_DIR
 from . import embed, encode, texts
 
 ASSIGNMENT = "attention"
+EXTENSION = "attention_extension"
+TRACKS = {ASSIGNMENT: "core", EXTENSION: "extension"}  # one nbgrader assignment per track (docs/GRADING.md)
 CHECKS_CELL = "attnkit_checks"
+EARLIER_STEPS_CELL = "earlier_steps"
 _KIT_MODULES = {*manifest.provided_modules(), *(s.module for s in manifest.steps())}
 
 
@@ -47,7 +50,15 @@ def solution_source(step, solutions_dir=SOLUTIONS_DIR):
     return stubs.rewrite_solution_blocks(step_code(step, solutions_dir), step.filename, keep_and_stub).rstrip("\n")
 
 
-def test_source(step, points, digest):
+def earlier_steps_source(track, solutions_dir=SOLUTIONS_DIR):
+    """The reference code of the steps before `track`'s (markers dropped), for a locked cell: the
+    extension's notebook builds on working steps 1–6 whatever the learner's own core holds."""
+    earlier = [s for s in manifest.steps() if s.number < manifest.steps(track)[0].number]
+    code = "\n\n".join(step_code(s, solutions_dir) for s in earlier)
+    return "\n".join(line for line in code.splitlines() if line.strip() not in (stubs.BEGIN, stubs.END))
+
+
+def test_source(step, points, digest, assignment=ASSIGNMENT):
     public = cases_for(step.module, "public")
     hidden = cases_for(step.module, "hidden")
     concepts = list(dict.fromkeys(c.concept for c in hidden))
@@ -58,15 +69,15 @@ def test_source(step, points, digest):
         *(encode.case_call(encode.encode_case(c, small=True)) for c in public),
     ]
     if hidden:
-        lines.append(f"_checks.run_hidden({ASSIGNMENT!r}, {digest!r})")
+        lines.append(f"_checks.run_hidden({assignment!r}, {digest!r})")
     lines.append("_checks.finish()")
     return "\n".join(lines)
 
 
-def hidden_cases():
+def hidden_cases(assignment=ASSIGNMENT):
     """{"steps": {step module: [encoded hidden case, …]}}: the file the test cells read at grading."""
     return {"steps": {s.module: [encode.encode_case(c) for c in cases_for(s.module, "hidden")]
-                      for s in manifest.steps()}}
+                      for s in manifest.steps(TRACKS[assignment])}}
 
 
 def _nbgrader(grade_id, *, solution=False, grade=False, locked=False, points=None):
@@ -86,22 +97,27 @@ def _markdown(cell_id, source):
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": source}
 
 
-def source_notebook(digest, solutions_dir=SOLUTIONS_DIR):
-    """The source notebook (nbformat 4.5, as a dict); `digest` is the SHA-256 of the hidden-cases file."""
-    points = rubric.step_points()
+def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
+    """The source notebook of `assignment` (nbformat 4.5, as a dict); `digest` is the SHA-256 of its
+    hidden-cases file."""
+    track = TRACKS[assignment]
+    points = rubric.step_points(track)
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
-        _markdown("intro", texts.INTRO),
+        _markdown("intro", texts.INTRO[track]),
         # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
         _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
         _code(CHECKS_CELL, embed.cell_source(), _nbgrader(CHECKS_CELL, grade=True, locked=True, points=0)),
     ]
-    for step in manifest.steps():
+    if manifest.steps(track)[0].number > 1:
+        cells.append(_code(EARLIER_STEPS_CELL, earlier_steps_source(track, solutions_dir),
+                           _nbgrader(EARLIER_STEPS_CELL, grade=True, locked=True, points=0)))
+    for step in manifest.steps(track):
         worth = points[step.module]
         cells += [
             _markdown(f"about_{step.module}", texts.step_markdown(step, worth)),
             _code(step.module, solution_source(step, solutions_dir), _nbgrader(step.module, solution=True)),
-            _code(f"test_{step.module}", test_source(step, worth, digest),
+            _code(f"test_{step.module}", test_source(step, worth, digest, assignment),
                   _nbgrader(f"test_{step.module}", grade=True, locked=True, points=worth)),
         ]
     return {

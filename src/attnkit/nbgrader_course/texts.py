@@ -6,7 +6,7 @@ LESSONS = ("The lessons are in the kit's `lessons/` folder, in English (`lessons
            "KV-cache offsets, the fully masked row and GPT-2's Block 0 / Head 0 in llama.cpp. "
            "Each step below names its lesson; `lessons/README.md` is the index.")
 
-INTRO = f"""# Single-head causal self-attention, in numpy
+CORE_INTRO = f"""# Single-head causal self-attention, in numpy
 
 You will write, step by step, one attention head of GPT-2 Small (D = 768, 12 heads, D_h = 64) in the
 notation of the lessons:
@@ -36,6 +36,37 @@ same cells, so passing everything here does not yet mean full marks. Do not dele
 test cells: they are restored from the instructor's copy when your notebook is graded.
 """
 
+EXTENSION_INTRO = f"""# Beyond one head: GPT-2's attention layer and decoding with a KV cache
+
+This assignment follows the one on a single head and is graded on its own 100 points. You will build
+GPT-2's whole attention layer from its weights as stored (`c_attn.weight [D, 3D]`, `c_attn.bias [3D]`,
+`c_proj.weight [D, D]`, `c_proj.bias [D]`, applied as `x @ W + b`), all heads at once, then decode
+with a KV cache and check that any chunking gives the rows of the full causal pass, and finally read
+llama.cpp's tensors (GGML's `ne` shapes, flat buffers, padded `kq` dumps) as these arrays.
+
+| name | meaning | shape |
+|---|---|---|
+| `Z` | LayerNorm output entering attention | `[T, D]` |
+| `Q, K, V` split into heads | per head | `[n_head, T, D_h]` |
+| `kq`, `kq_soft_max` | per head | `[n_head, T_q, T_k]` |
+| `out` | the layer's output after `c_proj` | `[T, D]` |
+| `K_past, V_past` | the KV cache | `[n_head, T_past, D_h]` |
+| `buffer`, `ne` | a GGML tensor: flat numbers, sizes fastest first | `[ne0·ne1·…]`, `{{ne0, ne1, …}}` |
+
+{LESSONS}
+
+**How to work.** Run the provided cells first: the third holds working versions of steps 1–6
+(`attention`, `project`, …) for your new code to call. Then, for each step, replace every
+`raise NotImplementedError(...)` in the step's code cell with your code, run it, and run the test
+cell under it.
+
+**Points.** Each step's test cell is worth that step's points, all or nothing. Hidden checks
+(GPT-2 Small's sizes, float32, more chunkings) run in the same cells at grading. Do not delete or
+edit the test cells or the provided cells: they are restored from the instructor's copy at grading.
+"""
+
+INTRO = {"core": CORE_INTRO, "extension": EXTENSION_INTRO}
+
 STEPS = {
     "step1_projection": """Each row of `Z` is one token. The head projects every row with the same weights:
 `Q = Z W_Q + b_Q`, `K = Z W_K + b_K`, `V = Z W_V + b_V`. `Z` is on the left (rows are tokens), and the
@@ -60,6 +91,19 @@ i.e. `O = P V`, shape `[T_q, D_h]`. The weights act on `V`, not on `K`.""",
 `M` from the causal table by default (bottom-right aligned, so a KV-cache step works).
 `attention_head` runs the whole head on `Z` and returns every intermediate tensor under
 llama.cpp's names (`kq`, `kq_soft_max`, `kqv`).""",
+    "step7_layer": """GPT-2 stores one layer's attention as fused weights: `Z @ c_attn.weight + c_attn.bias` is
+`[T, 3D]` and holds `[Q | K | V]`, in that order. Each of them is `n_head` heads side by side: split
+`[T, D]` into `[n_head, T, D_h]` (reshape to `[T, n_head, D_h]`, then swap the first two axes), run
+step 6's `attention` on all heads at once, merge the heads back to `[T, D]` and apply `c_proj`.""",
+    "step8_kv_cache": """Decoding keeps the keys and values of earlier tokens in a cache `[n_head, T_past, D_h]`. A step
+computes Q, K, V of the new tokens only, appends their K and V first (a token reads itself), places
+them at absolute positions `T_past + i`, and lets each read keys `0 … T_past + i`. The provided
+`decode_in_chunks` feeds a sequence chunk by chunk: any chunking must give the full pass's rows.""",
+    "step9_ggml_layout": """llama.cpp keeps a tensor as a flat buffer and its sizes `ne`, listed fastest axis first:
+the NumPy shape is `ne` reversed (`Qcur-0 {64, 12, 2, 1}` is `[1, 2, 12, 64]`). `Qcur` is
+`{D_h, n_head, T, 1}`, heads inside tokens: swap them to get `[n_head, T, D_h]`. `kq` is
+`{n_kv, T_q, n_head, 1}` with `n_kv` padded (256 in the lesson): keep the first `T_k` key slots of
+each row to get `[n_head, T_q, T_k]`.""",
 }
 
 

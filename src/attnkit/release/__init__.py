@@ -5,6 +5,8 @@
     OUT/pyproject.toml                 installs the runtime: `pip install .`
     OUT/exercises/                     the stubs, shape_checks.py, readable public tests, conftest.py
     OUT/runtime/attnkit_runtime/       judge.py, loader.py, ladder.py (the kit's portable core, as is),
+                                       show.py, show_call.py (`attnkit-show FUNCTION ARG…`: the grids
+                                       of `attnkit show --mine`, as they are),
                                        exercise.py (attnkit.student_runtime), data/course.json, data/snapshot.npz
 
 No solution, no hidden case, no reference code, no implementation of a known mistake: what the
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, judge, ladder, loader, manifest, student_runtime, stubs
+from .. import __version__, judge, ladder, loader, manifest, show, show_call, student_runtime, stubs
 from ..cases import cases_for
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from . import snapshot as snap
@@ -51,7 +53,8 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
         files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
     package = f"runtime/{RUNTIME}"
     files[f"{package}/__init__.py"] = '"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
-    for name, module in (("judge", judge), ("loader", loader), ("ladder", ladder), ("exercise", student_runtime)):
+    for name, module in (("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
+                         ("show_call", show_call), ("exercise", student_runtime)):
         files[f"{package}/{name}.py"] = inspect.getsource(module)
     files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"
     buffer = io.BytesIO()

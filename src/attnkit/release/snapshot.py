@@ -112,8 +112,10 @@ def course_data(mistakes_by_case):
     """course.json: the steps, the provided modules, what the hidden tests check, the known mistakes."""
     return {
         "provided": list(manifest.provided_modules()),
-        "steps": [{"number": s.number, "module": s.module, "title": s.title, "read": lessons.link(s.lesson, LANGUAGE),
-                   "depends_on": list(s.depends_on)} for s in manifest.steps()],
+        "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track,
+                   "read": lessons.link(s.lesson, LANGUAGE),
+                   "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
+                  for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
         "mistakes": mistakes_by_case,
     }

@@ -35,6 +35,10 @@ Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replac
 - Each call of your function has a time limit (3 s; `ATTNKIT_TIME_LIMIT=20` gives more): an endless
   loop fails its test and the run ends (on Windows there is no limit: stop a hung run with Ctrl+C).
   A large array is shown by its shape and the first slice that differs; `pytest -vv` shows it whole.
+- To look at your own result while you experiment: `attnkit-show causal_visible 2 5` (or
+  `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`) calls your function from `exercises/` and prints
+  each part of its result as a labelled grid; the expected values are in the test files. In Python:
+  `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))` (rows are queries, columns keys).
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
   what they also check.
 """
@@ -49,6 +53,9 @@ version = "{version}"
 description = "Runs the public tests of the attnkit exercises (pytest exercises)"
 requires-python = ">=3.10"
 dependencies = ["numpy>=1.24", "pytest>=7.4"]
+
+[project.scripts]
+attnkit-show = "{runtime}.exercise:show_main"
 
 [tool.setuptools.packages.find]
 where = ["runtime"]

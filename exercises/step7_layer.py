@@ -1,0 +1,107 @@
+"""Step 7 — GPT-2's attention layer: all heads from the fused weights at once, merged and projected.
+
+lessons/en/step7_layer.md#fused-weights (Chinese: lessons/zh/, same names). GPT-2 stores one
+layer's attention as two Conv1D layers, applied as `x @ W + b`:
+
+    c_attn: W [D, 3D], b [3D]   ->  [Q | K | V]  (each [T, D], in that order)
+    c_proj: W [D, D],  b [D]    ->  the layer's output
+
+and each of Q, K, V is `n_head` heads side by side: columns h*D_h … (h+1)*D_h - 1 are head h.
+"""
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from shape_checks import float_array, same_size
+from step1_projection import project
+from step2_scores import raw_scores
+from step6_head import attention
+
+
+@dataclass(frozen=True)
+class LayerTrace:
+    """Every intermediate tensor of one attention layer, per head, in llama.cpp's names."""
+
+    Q: np.ndarray  # [n_head, T, D_h]  Qcur, split into heads
+    K: np.ndarray  # [n_head, T, D_h]  Kcur
+    V: np.ndarray  # [n_head, T, D_h]  Vcur
+    kq: np.ndarray  # [n_head, T, T]  raw scores Q Kᵀ of every head, unscaled
+    kq_soft_max: np.ndarray  # [n_head, T, T]  P of every head
+    kqv: np.ndarray  # [n_head, T, D_h]  O of every head
+    out: np.ndarray  # [T, D]  heads merged, then c_proj
+
+
+def head_count(n_head, width):
+    """Return `n_head` as an int after checking that it splits `width` (D) into whole heads."""
+    if isinstance(n_head, (bool, np.bool_)) or not isinstance(n_head, numbers.Integral):
+        raise TypeError(f"n_head must be a whole number of heads, got {type(n_head).__name__} {n_head!r}")
+    if n_head <= 0 or width % n_head:
+        raise ValueError(f"n_head must be > 0 and divide the model width D = {width} into heads of equal "
+                         f"width D_h (GPT-2 Small: 12 heads of 64), got n_head = {n_head}")
+    return int(n_head)
+
+
+def check_layer_weights(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias):
+    """Raise unless the four weights fit Z [..., T, D]: c_attn_weight [D, 3D], c_attn_bias [3D],
+    c_proj_weight [D, D], c_proj_bias [D]."""
+    D = Z.shape[-1]
+    shapes = {"c_attn_weight": ((D, 3 * D), "[D, 3D]"), "c_attn_bias": ((3 * D,), "[3D]"),
+              "c_proj_weight": ((D, D), "[D, D]"), "c_proj_bias": ((D,), "[D]")}
+    for (name, (shape, text)), value in zip(shapes.items(), (c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias)):
+        arr = float_array(name, value, ndim=len(shape), shape_text=text)
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape {text} = {shape} for Z of shape {Z.shape} (D = {D}), "
+                             f"got {arr.shape}")
+
+
+def split_qkv(X, c_attn_weight, c_attn_bias):
+    """Return (Q, K, V), each [T, D]: X @ c_attn_weight + c_attn_bias cut into three equal parts.
+
+    Shapes: X [T, D] (or [..., T, D]); c_attn_weight [D, 3D]; c_attn_bias [3D] -> Q, K, V [..., T, D].
+    The fused output holds Q first, then K, then V. Read: lessons/en/step7_layer.md#fused-weights.
+    """
+    X = float_array("X", X, min_ndim=2, shape_text="[..., T, D]")
+    W = float_array("c_attn_weight", c_attn_weight, ndim=2, shape_text="[D, 3D]")
+    same_size("split_qkv(X, c_attn_weight, c_attn_bias)", "X (last axis, D)", X.shape[-1],
+              "c_attn_weight (first axis, D)", W.shape[0], X.shape, W.shape)
+    same_size("split_qkv(X, c_attn_weight, c_attn_bias)", "c_attn_weight (last axis, 3D)", W.shape[1],
+              "3 × X's width (3D)", 3 * X.shape[-1], W.shape, X.shape)
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 7 (step7_layer.split_qkv) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+
+
+def split_heads(X, n_head):
+    """Return X cut into n_head heads: [..., T, D] -> [..., n_head, T, D_h] with D_h = D / n_head.
+
+    Head h is columns h*D_h … (h+1)*D_h - 1 of X. Read: lessons/en/step7_layer.md#split-heads.
+    """
+    X = float_array("X", X, min_ndim=2, shape_text="[..., T, D]")
+    n_head = head_count(n_head, X.shape[-1])
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 7 (step7_layer.split_heads) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+
+
+def merge_heads(O):
+    """Return the heads side by side again: [..., n_head, T, D_h] -> [..., T, n_head * D_h].
+
+    The inverse of split_heads. Read: lessons/en/step7_layer.md#merge-heads.
+    """
+    O = float_array("O", O, min_ndim=3, shape_text="[..., n_head, T, D_h]")
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 7 (step7_layer.merge_heads) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+
+
+def gpt2_attention(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head, visible=None):
+    """Return a LayerTrace of GPT-2's attention layer run on Z: every head at once, merged, projected.
+
+    Shapes: Z [T, D]; c_attn_weight [D, 3D]; c_attn_bias [3D]; c_proj_weight [D, D]; c_proj_bias [D];
+    visible bool [T, T] or None (causal) -> Q, K, V, kqv [n_head, T, D_h]; kq, kq_soft_max
+    [n_head, T, T]; out [T, D]. Use split_qkv, split_heads, step 6's attention (it takes the heads
+    as a batch axis), merge_heads and c_proj. Read: lessons/en/step7_layer.md#whole-layer.
+    """
+    Z = float_array("Z", Z, ndim=2, shape_text="[T, D]")
+    head_count(n_head, Z.shape[-1])
+    check_layer_weights(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias)
+    # YOUR CODE HERE
+    raise NotImplementedError('Step 7 (step7_layer.gpt2_attention) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')

@@ -1,0 +1,11 @@
+"""Public tests of step 7: GPT-2's attention layer: fused weights, twelve heads at once, merged and projected.
+
+Run: pytest exercises/test_step7_layer.py   (all steps: pytest exercises)
+The cases are in the kit's catalogue, src/attnkit/data/cases/step7_layer.yaml.
+"""
+from attnkit.public import case_test
+
+test_split_qkv = case_test("step7_layer", "split_qkv")
+test_split_heads = case_test("step7_layer", "split_heads")
+test_merge_heads = case_test("step7_layer", "merge_heads")
+test_gpt2_attention = case_test("step7_layer", "gpt2_attention")

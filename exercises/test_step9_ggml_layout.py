@@ -1,0 +1,11 @@
+"""Public tests of step 9: llama.cpp's layout: GGML's ne, flat buffers, padded kq dumps.
+
+Run: pytest exercises/test_step9_ggml_layout.py   (all steps: pytest exercises)
+The cases are in the kit's catalogue, src/attnkit/data/cases/step9_ggml_layout.yaml.
+"""
+from attnkit.public import case_test
+
+test_from_ggml = case_test("step9_ggml_layout", "from_ggml")
+test_to_ggml = case_test("step9_ggml_layout", "to_ggml")
+test_read_qkv_dump = case_test("step9_ggml_layout", "read_qkv_dump")
+test_read_kq_dump = case_test("step9_ggml_layout", "read_kq_dump")

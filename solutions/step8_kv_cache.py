@@ -1,0 +1,125 @@
+"""Step 8 — decoding with a KV cache: new tokens attend to the cached past and to themselves.
+
+lessons/en/step8_kv_cache.md#cache (Chinese: lessons/zh/, same names). Generation feeds a few
+tokens at a time. The cache holds every earlier token's K and V, per head ([n_head, T_past, D_h]);
+a step computes Q, K, V of the new tokens only, appends their K and V to the cache FIRST (a token
+reads itself), and lets new token i, at absolute position T_past + i, read keys 0 … T_past + i.
+The rows it returns are the rows the full causal pass (step 7) gives for those positions.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from shape_checks import batch_axes, float_array, same_size, size
+from step1_projection import project
+from step6_head import attention
+from step7_layer import check_layer_weights, head_count, merge_heads, split_heads, split_qkv
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    """What one decoding step gives back."""
+
+    out: np.ndarray  # [T_new, D]  the layer's output rows of the new tokens
+    K: np.ndarray  # [n_head, T_past + T_new, D_h]  the cache after the step
+    V: np.ndarray  # [n_head, T_past + T_new, D_h]
+
+
+def append_kv(K_past, V_past, K_new, V_new):
+    """Return (K, V): the cache with the new tokens' keys and values after the past ones.
+
+    Shapes: K_past, V_past [..., T_past, D_h]; K_new, V_new [..., T_new, D_h] -> K, V
+    [..., T_past + T_new, D_h]. Inputs are not modified. Read: lessons/en/step8_kv_cache.md#cache.
+    """
+    arrays = {name: float_array(name, x, min_ndim=2, shape_text=f"[..., T_{name.split('_')[1]}, D_h]")
+              for name, x in (("K_past", K_past), ("V_past", V_past), ("K_new", K_new), ("V_new", V_new))}
+    for past, new in (("K_past", "K_new"), ("V_past", "V_new")):
+        same_size("append_kv", f"{past} (D_h)", arrays[past].shape[-1], f"{new} (D_h)", arrays[new].shape[-1],
+                  arrays[past].shape, arrays[new].shape)
+        batch_axes(past, arrays[past], new, arrays[new])
+    ### BEGIN SOLUTION
+    K = np.concatenate([arrays["K_past"], arrays["K_new"]], axis=-2)  # [..., T_past + T_new, D_h]
+    V = np.concatenate([arrays["V_past"], arrays["V_new"]], axis=-2)
+    return K, V
+    ### END SOLUTION
+
+
+def chunk_positions(n_past, n_new):
+    """Return the absolute positions of n_new tokens that follow n_past cached ones: int64 [n_new].
+
+    They are n_past, n_past + 1, …: the same numbers pick the rows of GPT-2's position embedding
+    (wpe) before the layer. Read: lessons/en/step8_kv_cache.md#positions.
+    """
+    n_past, n_new = size("n_past", n_past), size("n_new", n_new)
+    ### BEGIN SOLUTION
+    return np.arange(n_past, n_past + n_new, dtype=np.int64)
+    ### END SOLUTION
+
+
+def chunk_visible(positions, n_key):
+    """Return the visibility table of new tokens at absolute `positions` over n_key cached keys.
+
+    Shapes: positions int [T_new]; n_key an int -> bool [T_new, n_key], True where key j <= the
+    query's position. Read: lessons/en/step8_kv_cache.md#chunk-mask.
+    """
+    positions = np.asarray(positions)
+    if positions.ndim != 1 or not np.issubdtype(positions.dtype, np.integer):
+        raise TypeError(f"positions must be whole numbers [T_new], got dtype {positions.dtype} with shape "
+                        f"{positions.shape}")
+    n_key = size("n_key", n_key)
+    if positions.size and (positions.min() < 0 or positions.max() >= n_key):
+        raise ValueError(f"positions must lie in 0 … n_key - 1 = {n_key - 1} (a token's own key is in the "
+                         f"cache), got {positions.min()} … {positions.max()}")
+    ### BEGIN SOLUTION
+    keys = np.arange(n_key)  # [n_key]
+    return keys[None, :] <= positions[:, None]  # [T_new, n_key]
+    ### END SOLUTION
+
+
+def decode_step(Z_new, K_past, V_past, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head):
+    """Run the layer on new tokens with a cache: return a DecodeStep (out, and the cache K, V after it).
+
+    Shapes: Z_new [T_new, D]; K_past, V_past [n_head, T_past, D_h]; weights as in step 7 ->
+    out [T_new, D]; K, V [n_head, T_past + T_new, D_h]. Use step 7's split_qkv, split_heads and
+    merge_heads, append_kv, chunk_positions, chunk_visible and step 6's attention.
+    Read: lessons/en/step8_kv_cache.md#decode-step.
+    """
+    Z_new = float_array("Z_new", Z_new, ndim=2, shape_text="[T_new, D]")
+    n_head = head_count(n_head, Z_new.shape[-1])
+    check_layer_weights(Z_new, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias)
+    need = f"[n_head, T_past, D_h] = [{n_head}, T_past, {Z_new.shape[-1] // n_head}]"
+    for name, cache in (("K_past", K_past), ("V_past", V_past)):
+        cache = np.asarray(cache)
+        if cache.ndim != 3 or cache.shape[0] != n_head or cache.shape[2] != Z_new.shape[-1] // n_head:
+            raise ValueError(f"{name} must have shape {need}, got {cache.shape}")
+    same_size("decode_step", "K_past (T_past)", np.shape(K_past)[1], "V_past (T_past)", np.shape(V_past)[1],
+              np.shape(K_past), np.shape(V_past))
+    ### BEGIN SOLUTION
+    Q, K_new, V_new = (split_heads(X, n_head) for X in split_qkv(Z_new, c_attn_weight, c_attn_bias))
+    K, V = append_kv(K_past, V_past, K_new, V_new)  # [n_head, T_past + T_new, D_h]: append FIRST
+    positions = chunk_positions(np.shape(K_past)[1], Z_new.shape[0])  # [T_new]
+    O, _ = attention(Q, K, V, chunk_visible(positions, K.shape[-2]))  # [n_head, T_new, D_h]
+    out = project(merge_heads(O), c_proj_weight, c_proj_bias)  # [T_new, D]
+    return DecodeStep(out=out, K=K, V=V)
+    ### END SOLUTION
+
+
+def decode_in_chunks(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head, chunks):
+    """Provided: feed Z [T, D] through decode_step in chunks of the given sizes, starting from an
+    empty cache, and return the output rows stacked: [T, D]. chunks = [1] * T is token by token;
+    [T] is the full causal pass; [3, 2] is the frame of lessons/en/ref_kv_cache.md#frame-past3-new2."""
+    Z = float_array("Z", Z, ndim=2, shape_text="[T, D]")
+    n_head = head_count(n_head, Z.shape[-1])
+    sizes = np.asarray(chunks)
+    if sizes.ndim != 1 or sizes.size == 0 or not np.all(sizes == np.round(sizes)) or np.any(sizes < 1):
+        raise ValueError(f"chunks must be a list of whole sizes >= 1, got {chunks!r}")
+    if int(sizes.sum()) != Z.shape[0]:
+        raise ValueError(f"chunks must add up to Z's T = {Z.shape[0]} rows, got {sizes.tolist()} "
+                         f"(sum {int(sizes.sum())})")
+    K = V = np.zeros((n_head, 0, Z.shape[1] // n_head), dtype=Z.dtype)  # the empty cache
+    rows, start = [], 0
+    for n in sizes.astype(int):
+        step = decode_step(Z[start:start + n], K, V, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head)
+        rows.append(step.out)
+        K, V, start = step.K, step.V, start + n
+    return np.concatenate(rows, axis=0)

@@ -1,0 +1,77 @@
+"""Step 9 — reading llama.cpp's tensors: GGML's `ne` shapes and flat buffers as NumPy arrays.
+
+lessons/en/step9_ggml_layout.md (Chinese: lessons/zh/, same names): GGML lists a tensor's sizes
+fastest-first, `ne = {ne0, ne1, ne2, ne3}`, and element (i0, i1, i2, i3) sits at flat offset
+i0 + ne0·(i1 + ne1·(i2 + ne2·i3)). NumPy (C order) lists them slowest-first, so the NumPy shape is
+`ne` reversed: `Qcur-0 {64, 12, 2, 1}` is `[1, 2, 12, 64]`, `kq-0 {256, 2, 12, 1}` is
+`[1, 12, 2, 256]`. Head 0's kq row of " are" is [-1.3936, -25.5417] → P [0.9534, 0.0466].
+"""
+import numpy as np
+
+from shape_checks import ggml_buffer, ggml_ne, size
+
+
+def from_ggml(buffer, ne):
+    """Return the NumPy array that GGML describes by a flat `buffer` and its sizes `ne`.
+
+    Shapes: buffer [ne0·ne1·…] (flat, in memory order), ne = (ne0, ne1, …) fastest first ->
+    array [… , ne1, ne0] (ne reversed; every axis kept, size-1 ones included).
+    Read: lessons/en/step9_ggml_layout.md#ne-order.
+    """
+    ne = ggml_ne("ne", ne)
+    buffer = ggml_buffer("buffer", buffer, ne)
+    ### BEGIN SOLUTION
+    return buffer.reshape(tuple(reversed(ne)))  # C order: the last NumPy axis is GGML's ne0
+    ### END SOLUTION
+
+
+def to_ggml(array):
+    """Return (buffer, ne): the flat buffer GGML would hold for `array` and its sizes fastest first.
+
+    Shapes: array [s0, s1, …, s_last] -> buffer [s0·s1·…] (C order), ne int64 [ndim] =
+    (s_last, …, s1, s0). from_ggml(*to_ggml(a)) gives back a.
+    Read: lessons/en/step9_ggml_layout.md#ne-order.
+    """
+    array = np.asarray(array)
+    if array.ndim < 1:
+        raise ValueError(f"array must have at least 1 axis to have a GGML shape, got shape {array.shape}")
+    ### BEGIN SOLUTION
+    buffer = np.ascontiguousarray(array).reshape(-1)
+    ne = np.array(array.shape[::-1], dtype=np.int64)
+    return buffer, ne
+    ### END SOLUTION
+
+
+def read_qkv_dump(buffer, ne):
+    """Return the per-head array [n_head, T, D_h] of a `Qcur`/`Kcur`/`Vcur` dump.
+
+    Shapes: ne = {D_h, n_head, T, 1} (GGML order; `Qcur-0 {64, 12, 2, 1}`), buffer [D_h·n_head·T]
+    -> [n_head, T, D_h]: row t of head h is token t's D_h features in that head.
+    Read: lessons/en/step9_ggml_layout.md#qkv.
+    """
+    ne = ggml_ne("ne", ne, count=4, last_one=True, layout="{D_h, n_head, T, 1}")
+    buffer = ggml_buffer("buffer", buffer, ne)
+    ### BEGIN SOLUTION
+    per_token = from_ggml(buffer, ne)[0]  # [T, n_head, D_h]
+    return np.ascontiguousarray(np.swapaxes(per_token, 0, 1))  # [n_head, T, D_h]
+    ### END SOLUTION
+
+
+def read_kq_dump(buffer, ne, n_keys):
+    """Return the scores [n_head, T_q, T_k] of a `kq`/`kq_soft_max` dump, the padding dropped.
+
+    Shapes: ne = {n_kv, T_q, n_head, 1} (GGML order; `kq-0 {256, 2, 12, 1}`), buffer
+    [n_kv·T_q·n_head]; n_keys = T_k, the key slots in use (T_q <= T_k <= n_kv). The cache view has
+    n_kv slots (padded, 256 in the lesson); slots 0 … T_k - 1 hold the keys, the rest are padding.
+    Read: lessons/en/step9_ggml_layout.md#kq-padding.
+    """
+    ne = ggml_ne("ne", ne, count=4, last_one=True, layout="{n_kv, T_q, n_head, 1}")
+    buffer = ggml_buffer("buffer", buffer, ne)
+    n_keys = size("n_keys", n_keys)
+    if not ne[1] <= n_keys <= ne[0]:
+        raise ValueError(f"n_keys (T_k, the key slots in use) must be between T_q = ne[1] = {ne[1]} and "
+                         f"n_kv = ne[0] = {ne[0]} for ne {{{', '.join(map(str, ne))}}}, got {n_keys}")
+    ### BEGIN SOLUTION
+    scores = from_ggml(buffer, ne)[0]  # [n_head, T_q, n_kv]
+    return np.ascontiguousarray(scores[..., :n_keys])  # keys first, padding after
+    ### END SOLUTION

@@ -1,0 +1,110 @@
+"""Call a learner's function with arguments written as on a command line, and name the parts of its result.
+
+Shared by `attnkit show --mine` and the student release's `attnkit-show` (which ships this file as
+`attnkit_runtime/show_call.py`): standard library, numpy and the portable `judge` and `show` only.
+Arguments: `2`, a vector `1,1,0`, a table `T,F;T,T` or `0,-inf;1,2` (rows split by `;`), a dtype `float32`.
+"""
+import inspect
+import traceback
+
+import numpy as np
+
+from .judge import named_outputs
+from .show import grid
+
+TABLE_ARGUMENTS = ("visible", "visibles")  # parameters that take a boolean table: 0/1 become False/True
+BOOLS = {"t": True, "true": True, "f": False, "false": False}
+
+
+class UsageError(ValueError):
+    """The command line cannot be turned into a call; the message says what to write."""
+
+
+class LearnerError(Exception):
+    """The learner's code could not be loaded or raised; the message is for them, without the kit's frames."""
+
+
+def _cell(text):
+    word = text.strip().lower()
+    if word in BOOLS:
+        return BOOLS[word]
+    try:
+        return int(word)
+    except ValueError:
+        pass
+    try:
+        return float(word)
+    except ValueError:
+        raise UsageError(f"cannot read {text!r} as a number or True/False") from None
+
+
+def parse_argument(text, name):
+    """One command-line argument for parameter `name`: an int, a dtype, or an array written `a,b;c,d`."""
+    if name == "dtype":
+        try:
+            return np.dtype(text)
+        except TypeError:
+            raise UsageError(f"dtype: {text!r} is not a numpy dtype (e.g. float32)") from None
+    if "," not in text and ";" not in text:
+        value = _cell(text)
+        return np.array(value) if isinstance(value, float) else value
+    rows = [[_cell(c) for c in row.split(",")] for row in text.split(";")]
+    if len({len(r) for r in rows}) != 1:
+        raise UsageError(f"{name}: every row of {text!r} needs the same number of cells")
+    arr = np.array(rows if ";" in text else rows[0])
+    if name in TABLE_ARGUMENTS and arr.dtype != bool and np.isin(arr, (0, 1)).all():
+        arr = arr.astype(bool)
+    return arr
+
+
+def build_call(function, texts, signature):
+    """(positional args, their text) for `function` from the command-line `texts`."""
+    params = list(signature.parameters.values())
+    if params and params[0].kind is inspect.Parameter.VAR_POSITIONAL:
+        return [parse_argument(t, params[0].name) for t in texts]
+    named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    needed = [p.name for p in named if p.default is inspect.Parameter.empty]
+    if not len(needed) <= len(texts) <= len(named):
+        raise UsageError(f"{function} takes {', '.join(p.name for p in named)}"
+                         f" ({len(needed)} required), got {len(texts)} argument(s)")
+    return [parse_argument(t, p.name) for t, p in zip(texts, named)]
+
+
+def call_learner(fn, args, path):
+    try:
+        return fn(*args)
+    except NotImplementedError as err:
+        raise LearnerError(f"not written yet: {err}") from None
+    except KeyboardInterrupt:
+        raise LearnerError("stopped (Ctrl-C) while your code ran: an endless loop?") from None
+    except Exception as err:  # noqa: BLE001 - the learner's error, shown plainly
+        lines = [f"{type(err).__name__}: {err}"]
+        lines += [f"  {f.filename}, line {f.lineno}: {f.line}" for f in traceback.extract_tb(err.__traceback__)
+                  if f.filename == str(path)]
+        raise LearnerError("your code raised " + "\n".join(lines)) from None
+
+
+def result_parts(returns, result, call):
+    """{part name: array} of a result, named as the manifest names them; LearnerError if it cannot be."""
+    try:
+        parts = named_outputs(returns, result)
+    except ValueError as err:
+        raise LearnerError(f"your {call} returned something else: {err}") from None
+    for name, value in parts.items():
+        if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
+            raise LearnerError(f"your {call} returned a {type(value).__name__} for {name}; expected a numpy array")
+    return {name: np.asarray(value) for name, value in parts.items()}
+
+
+def run_learner(fn, function, texts, returns, path):
+    """(the call as text, its arguments, {part: array} of its result) of the learner's `fn` (from
+    the file `path`) on the command-line `texts`; UsageError or LearnerError when it cannot be."""
+    args = build_call(function, texts, inspect.signature(fn))
+    call = f"{function}({', '.join(texts)})"
+    return call, args, result_parts(returns, call_learner(fn, args, path), call)
+
+
+def yours(call, parts, note=""):
+    """The learner's result alone as text: the call, each part as a grid, then `note` if any."""
+    return "\n\n".join([call, *(grid(value, title=f"yours: {name}") for name, value in parts.items()),
+                         *([note] if note else [])])

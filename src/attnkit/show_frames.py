@@ -1,0 +1,91 @@
+"""The frames `attnkit show` draws: a T_q × T_k window, maybe padding, token labels and scores.
+
+The tables come from the reference solutions (solutions/): visible = causal & padding, M =
+additive_mask(visible), P = softmax(scores + M). The presets are the lessons' frames.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .paths import SOLUTIONS_DIR
+from .show import beside, grid
+
+
+class NoReference(Exception):
+    """solutions/ is not in this copy of the kit, so the expected tables cannot be computed."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    n_query: int
+    n_key: int
+    tokens: tuple = ()  # one label per key position (T_k of them), or none
+    padding: tuple = ()  # Hugging Face attention_mask [T_k] (1 = real token), or none
+    scores: tuple = ()  # rows of scaled scores [T_q][T_k], or none (all equal)
+    source: str = ""  # where the frame comes from (a lesson), shown in the title
+
+    @property
+    def past(self):
+        return self.n_key - self.n_query
+
+    def row_labels(self):
+        if self.tokens:
+            return [f'{i} "{self.tokens[self.past + i]}"' for i in range(self.n_query)]
+        return [f"{i} (pos {self.past + i})" if self.past else str(i) for i in range(self.n_query)]
+
+    def col_labels(self):
+        return [f'"{t}"' for t in self.tokens] if self.tokens else None
+
+
+def _log(weights):
+    return tuple(math.log(w) if w > 0 else 0.0 for w in weights)
+
+
+HOW_ARE_YOU = ("How", " are", " you")
+PRESETS = {
+    # ln of the weights printed for GPT-2 Block 0 / Head 0 on "How are you": softmax gives them back
+    "how-are-you": Frame(3, 3, tokens=HOW_ARE_YOU,
+                         scores=(_log([1.0, 1.0, 1.0]), _log([0.9534, 0.0466, 1.0]), _log([0.8849, 0.0563, 0.0588])),
+                         source="lessons ref_gpt2_head0#how-are-you"),
+    "kv-cache": Frame(2, 5, source="lessons ref_kv_cache#frame-past3-new2: past = 3, new = 2"),
+    "padding": Frame(4, 4, tokens=("<pad>",) + HOW_ARE_YOU, padding=(0, 1, 1, 1),
+                     source="lessons ref_padding, ref_fully_masked: a left-padded batch row"),
+}
+
+
+def reference(module, function):
+    """The reference function, or NoReference when this copy of the kit has no solutions/."""
+    if not SOLUTIONS_DIR.is_dir():
+        raise NoReference(f"{SOLUTIONS_DIR} is not in this copy of the kit: the expected tables cannot be "
+                          "computed here (compare with the lesson's tables)")
+    from .reference import reference_function
+
+    return reference_function(module, function)
+
+
+def tables(frame):
+    """(visible, M, P) of `frame`, from the reference solutions."""
+    visible = reference("step3_masks", "causal_visible")(frame.n_query, frame.n_key)
+    if frame.padding:
+        padding = reference("step3_masks", "padding_visible")(np.array(frame.padding, dtype=np.int64), frame.n_query)
+        visible = reference("step3_masks", "combine_visible")(visible, padding)
+    M = reference("step3_masks", "additive_mask")(visible)
+    scores = np.array(frame.scores, dtype=np.float64) if frame.scores else np.zeros(visible.shape)
+    P = reference("step4_softmax", "softmax")(scores + M)
+    return visible, M, P
+
+
+def render(frame):
+    """The three labelled grids of `frame`, visibility and M side by side, then P."""
+    visible, M, P = tables(frame)
+    rows, cols = frame.row_labels(), frame.col_labels()
+    head = (f"T_q = {frame.n_query}, T_k = {frame.n_key}, past = T_k - T_q = {frame.past}"
+            + (f", attention_mask = {list(frame.padding)}" if frame.padding else "")
+            + (f"  ({frame.source})" if frame.source else ""))
+    weights = "P = softmax(S + M)" + ("" if frame.scores else ", all scores equal: each row shares its weight "
+                                                              "evenly over its visible keys")
+    return "\n\n".join([head,
+                        beside(grid(visible, rows, cols, "visible (True = may read)"),
+                               grid(M, rows, cols, "M = additive_mask(visible)")),
+                        grid(P, rows, cols, weights)])

@@ -1,0 +1,85 @@
+"""`attnkit show --mine FUNCTION ARG…`: the learner's own result beside the expected one.
+
+The learner's step is imported from exercises/ as the public tests import it (with the reference
+versions of the steps it imports). Arguments are written as on a command line (see show_call).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import manifest
+from .judge import named_outputs
+from .loader import StepLoadError, load_step
+from .paths import SOLUTIONS_DIR
+from .show import CORNER, MARK, beside, grid
+from .show_call import LearnerError, UsageError, run_learner, yours
+from .show_frames import NoReference, reference
+
+QUERY_BY_KEY = ("visible", "M", "mask", "P", "kq", "kq_soft_max")  # parts whose rows are queries, columns keys
+
+
+@dataclass(frozen=True)
+class Shown:
+    text: str
+    differs: int  # cells that differ from the expected result (0 when it matches or cannot be compared)
+
+
+def step_of(function):
+    """The step module that defines `function`, or UsageError naming the functions there are."""
+    for step in manifest.steps():
+        if any(fn.name == function for fn in step.functions):
+            return step.module
+    names = ", ".join(fn.name for step in manifest.steps() for fn in step.functions)
+    raise UsageError(f"no function {function!r} in the exercises; one of: {names}")
+
+
+def learner_function(module, function, folder):
+    """The learner's `module.function` from `folder`, loaded as the public tests load it."""
+    deps = SOLUTIONS_DIR if SOLUTIONS_DIR.is_dir() else folder
+    try:
+        loaded = load_step(module, folder, deps_folder=deps)
+    except StepLoadError as err:
+        raise LearnerError(str(err)) from None
+    fn = getattr(loaded, function, None)
+    if not callable(fn):
+        raise LearnerError(f"{folder / (module + '.py')} has no function {function}(): keep the stub's name")
+    return fn
+
+
+def _differs(expected, got):
+    """Bool cells where `got` differs from `expected`, or None when their shapes do not match."""
+    if expected.shape != got.shape:
+        return None
+    if expected.dtype == bool or got.dtype == bool:
+        return expected != got
+    with np.errstate(invalid="ignore"):
+        return ~np.isclose(got.astype(np.float64), expected.astype(np.float64), atol=1e-6, equal_nan=True)
+
+
+def _compared(name, got, expected):
+    """(text, number of differences) of one part of the learner's result beside the expected one."""
+    differs = _differs(expected, got)
+    corner = CORNER if name in QUERY_BY_KEY else "row ↓ / column →"
+    text = beside(grid(got, title=f"yours: {name}", differs=differs, corner=corner),
+                  grid(expected, title=f"expected: {name}", corner=corner))
+    if differs is None:
+        return f"{text}\n\n{name}: shape differs: expected {expected.shape}, got {got.shape}", got.size or 1
+    notes = [f"{name}: {int(differs.sum())} of {differs.size} cells differ (marked {MARK})" if differs.any()
+             else f"{name}: matches the expected one"]
+    if got.dtype != expected.dtype:
+        notes.append(f"{name}: dtype differs: expected {expected.dtype}, got {got.dtype}")
+    return f"{text}\n\n" + "\n".join(notes), int(differs.sum()) + (got.dtype != expected.dtype)
+
+
+def show_mine(function, texts, folder):
+    """The Shown of the learner's `function(*texts)` from `folder`, each part beside the reference's."""
+    module = step_of(function)
+    returns = manifest.step(module).function(function).returns
+    fn = learner_function(module, function, folder)
+    call, args, got = run_learner(fn, function, texts, returns, folder / f"{module}.py")
+    try:
+        expected = named_outputs(returns, reference(module, function)(*args))
+    except NoReference as err:
+        return Shown(yours(call, got, str(err)), 0)
+    compared = [_compared(name, got[name], np.asarray(expected[name])) for name in returns]
+    return Shown("\n\n".join([call] + [text for text, _ in compared]), sum(n for _, n in compared))

@@ -1,0 +1,65 @@
+"""The extension's nbgrader assignment, `attention_extension`, with nbgrader's own commands.
+
+`attnkit nbgrader-course` → `nbgrader generate_assignment attention_extension` → four submissions
+(correct; positions restarted at 0 in step 8; the locked earlier-steps cell deleted; untouched) →
+`nbgrader autograde` → `nbgrader export`: scores out of the extension's own 100 points.
+"""
+import csv
+import sys
+
+import pytest
+
+pytest.importorskip("nbgrader", reason="nbgrader is not installed (pip install -e '.[nbgrader]')")
+nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[nbgrader]')")
+
+from attnkit import manifest, rubric  # noqa: E402
+from attnkit.nbgrader_course.notebook import EARLIER_STEPS_CELL, EXTENSION  # noqa: E402
+from test_nbgrader_roundtrip import TIMEOUT, cell, filled_notebook, nbgrader, run  # noqa: E402
+
+POINTS = rubric.step_points("extension")
+EXPECTED_SCORES = {"correct": 100.0, "positions_restarted": 100.0 - POINTS["step8_kv_cache"],
+                   "deleted_earlier_steps": 100.0, "untouched": 0.0}
+
+
+def restarted_positions(code):
+    changed = code.replace("chunk_positions(np.shape(K_past)[1], Z_new.shape[0])", "chunk_positions(0, Z_new.shape[0])")
+    assert changed != code, "solutions/step8_kv_cache.py no longer calls chunk_positions(np.shape(K_past)[1], …)"
+    return changed
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root), "--timeout", str(TIMEOUT)], root)
+    nbgrader("generate_assignment", EXTENSION, cwd=root)
+    source = nbformat.read(root / f"source/{EXTENSION}/{EXTENSION}.ipynb", as_version=4)
+    release = nbformat.read(root / f"release/{EXTENSION}/{EXTENSION}.ipynb", as_version=4)
+
+    deleted = filled_notebook(source, release, "extension")
+    deleted.cells.remove(cell(deleted, EARLIER_STEPS_CELL))
+    submitted = {"correct": filled_notebook(source, release, "extension"),
+                 "positions_restarted": filled_notebook(source, release, "extension", restarted_positions, "step8_kv_cache"),
+                 "deleted_earlier_steps": deleted, "untouched": release}
+    for student, nb in submitted.items():
+        path = root / "submitted" / student / EXTENSION / f"{EXTENSION}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    nbgrader("autograde", EXTENSION, cwd=root)
+    nbgrader("export", cwd=root)
+    return {"root": root, "release": release, "source": source}
+
+
+def test_exported_scores_are_out_of_the_extensions_100(course):
+    with open(course["root"] / "grades.csv", newline="") as f:
+        rows = {row["student_id"]: row for row in csv.DictReader(f)}
+    assert {s: float(r["score"]) for s, r in rows.items()} == EXPECTED_SCORES
+    assert {r["assignment"] for r in rows.values()} == {EXTENSION}
+    assert {float(r["max_score"]) for r in rows.values()} == {100.0}
+
+
+def test_the_release_keeps_the_earlier_steps_and_strips_the_new_ones(course):
+    release, source = course["release"], course["source"]
+    assert cell(release, EARLIER_STEPS_CELL).source == cell(source, EARLIER_STEPS_CELL).source
+    for step in manifest.steps("extension"):
+        assert "raise NotImplementedError" in cell(release, step.module).source
+        assert "np.concatenate([arrays[\"K_past\"]" not in cell(release, step.module).source

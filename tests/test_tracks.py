@@ -1,0 +1,115 @@
+"""Tracks: the core (steps 1–6) and the extension (steps 7 on) are separate 100-point assignments.
+
+`attnkit grade` grades the core unless told `--track extension`; `attnkit verify` checks both; the
+ladder shows the extension once the core is done; a rubric track that does not total 100 is refused.
+"""
+import json
+import shutil
+
+import pytest
+
+from attnkit import ladder, manifest, rubric
+from attnkit.grader.bench import copy_solutions
+from attnkit.grader.grade import grade_submission
+from attnkit.grader import submission
+from attnkit.grader.plan import Plan
+from attnkit.grader.runners import SandboxRunner
+from attnkit.paths import DATA_DIR, EXERCISES_DIR, SOLUTIONS_DIR
+from grading_support import assert_spec_shape, run_cli
+
+CORE = [s.module for s in manifest.steps("core")]
+EXTENSION = [s.module for s in manifest.steps("extension")]
+
+
+def test_the_manifest_splits_the_steps_into_core_then_extension():
+    assert manifest.tracks() == ("core", "extension")
+    assert CORE == [f"step{k}_{name}" for k, name in
+                    enumerate(("projection", "scores", "masks", "softmax", "values", "head"), start=1)]
+    assert EXTENSION[:2] == ["step7_layer", "step8_kv_cache"]
+    assert [s.module for s in manifest.steps()] == CORE + EXTENSION
+
+
+@pytest.mark.parametrize("track", manifest.tracks())
+def test_each_track_totals_100_over_its_own_steps(track):
+    points = rubric.step_points(track)
+    assert sorted(points) == sorted(s.module for s in manifest.steps(track)) and sum(points.values()) == 100
+    assert sum(rubric.case_points(track).values()) == pytest.approx(100, abs=1e-4)
+
+
+def test_a_track_that_does_not_total_100_is_refused(tmp_path, monkeypatch):
+    for name in ("manifest.yaml", "rubric.yaml"):
+        shutil.copy(DATA_DIR / name, tmp_path / name)
+    text = (tmp_path / "rubric.yaml").read_text(encoding="utf-8")
+    (tmp_path / "rubric.yaml").write_text(text.replace("step7_layer: 40", "step7_layer: 35"), encoding="utf-8")
+    monkeypatch.setattr(rubric, "DATA_DIR", tmp_path)
+    rubric._tracks.cache_clear()
+    rubric.step_points.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="extension track's points must total 100, got 95"):
+            rubric.step_points("extension")
+    finally:
+        rubric._tracks.cache_clear()
+        rubric.step_points.cache_clear()
+
+
+def test_an_unknown_track_is_named():
+    with pytest.raises(ValueError, match="no track 'bonus'; tracks are \\['core', 'extension'\\]"):
+        manifest.steps("bonus")
+
+
+def test_grade_defaults_to_the_core_and_grades_the_extension_on_request():
+    core = run_cli("grade", str(SOLUTIONS_DIR), "--json")
+    extension = run_cli("grade", str(SOLUTIONS_DIR), str(EXERCISES_DIR), "--json", "--track", "extension", "--jobs", "2")
+    assert core.returncode == 0 and extension.returncode == 0, core.stderr + extension.stderr
+    core_grade = json.loads(core.stdout)
+    assert {t["step"] for t in core_grade["tests"]} == set(CORE) and core_grade["score"] == 100.0
+    grades = {g["submission"]: g for g in map(json.loads, extension.stdout.splitlines())}
+    solutions, stubs = grades[str(SOLUTIONS_DIR)], grades[str(EXERCISES_DIR)]
+    for g in (solutions, stubs):
+        assert_spec_shape(g)
+        assert {t["step"] for t in g["tests"]} == set(EXTENSION) and g["max_score"] == 100.0
+    assert solutions["score"] == 100.0 and stubs["score"] == 0.0
+    assert all("not written yet" in t["output"] for t in stubs["tests"])
+
+
+def test_a_core_only_submission_gets_full_core_marks(tmp_path):
+    folder = copy_solutions(tmp_path / "core_only")
+    for module in EXTENSION:
+        (tmp_path / "core_only" / f"{module}.py").unlink()
+    graded = grade_submission(Plan(), SandboxRunner(), submission.read(folder))
+    assert graded.score == 100.0
+
+
+def test_a_step7_mistake_costs_extension_points_only_and_is_named(tmp_path):
+    folder = copy_solutions(tmp_path / "s", ("step7_layer.py", "return np.swapaxes(heads, -3, -2)",
+                                             "return X.reshape(*X.shape[:-2], n_head, T, D // n_head)"))
+    sub = submission.read(folder)
+    assert grade_submission(Plan(), SandboxRunner(), sub).score == 100.0
+    graded = grade_submission(Plan("extension"), SandboxRunner(), sub)
+    failed = [t for t in graded.tests if t.status != "passed"]
+    assert failed and {t.step for t in failed} == {"step7_layer"}
+    assert graded.diagnoses == ["heads_split_without_transpose"]
+    assert graded.steps["step8_kv_cache"] == (40.0, 40.0)  # step 8 runs with the reference step 7
+
+
+def test_the_ladder_shows_the_extension_once_the_core_is_done():
+    def tallies(core_done):
+        found = {m: ladder.StepTally(passed=3) for m in CORE}
+        if not core_done:
+            found["step4_softmax"] = ladder.StepTally(passed=1, failed=2, first_failure="x")
+        return found | {m: ladder.StepTally(not_done=2, failed=2, first_failure="y") for m in EXTENSION}
+
+    waiting = ladder.render(tallies(core_done=False))
+    assert "step7_layer" not in waiting and "is shown once the core is done" in waiting and "step4_softmax.py" in waiting
+    ready = ladder.render(tallies(core_done=True))
+    assert "step7_layer" in ready and "Next: exercises/step7_layer.py" in ready
+
+
+def test_the_extension_notebook_of_the_course_scores_100_in_its_track(tmp_path):
+    """`attnkit grade --track extension` reads the extension's nbgrader notebook by the same cell convention."""
+    from attnkit.nbgrader_course import notebook
+
+    path = tmp_path / "attention_extension.ipynb"
+    path.write_text(json.dumps(notebook.source_notebook("digest", assignment=notebook.EXTENSION)), encoding="utf-8")
+    graded = grade_submission(Plan("extension"), SandboxRunner(), submission.read(str(path)))
+    assert graded.score == 100.0 and {t.step for t in graded.tests} == set(EXTENSION)
