@@ -58,6 +58,8 @@ def test_solutions_switch_passes_every_public_test_and_names_hidden_concepts():
     assert "attnkit: testing the kit's reference solutions/ (--solutions), not your own code" in header, out
     assert f"All {N_PUBLIC} public tests of {len(manifest.steps())} steps pass on the reference solutions/" in out
     assert "not full marks yet" not in out and "attnkit progress (the reference solutions/" in out
+    code, out = run_pytest(EXERCISES_DIR, "--solutions", "-q")  # as `attnkit check --solutions` runs it
+    assert out.startswith("attnkit: testing the kit's reference solutions/ (--solutions)"), out
     assert "float32" in out and "12 heads" in out
 
 

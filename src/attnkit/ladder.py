@@ -92,10 +92,11 @@ class LadderPlugin:
         self.step_of = {}  # test node id -> step module
         self.tallies = {}  # step module -> StepTally
 
-    def pytest_report_header(self):
+    def pytest_sessionstart(self, session):
+        """Say at the top of the run, even under -q, when it tests the reference and not the learner."""
         if self.reference:
-            return [f"attnkit: testing the kit's reference {self.label}/ (--solutions), not your own code"]
-        return []
+            session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+                f"attnkit: testing the kit's reference {self.label}/ (--solutions), not your own code")
 
     def pytest_collection_modifyitems(self, items):
         for item in items:
