@@ -99,9 +99,10 @@ def test_the_ladder_shows_the_extension_once_the_core_is_done():
             found["step4_softmax"] = ladder.StepTally(passed=1, failed=2, first_failure="x")
         return found | {m: ladder.StepTally(not_done=2, failed=2, first_failure="y") for m in EXTENSION}
 
-    waiting = ladder.render(tallies(core_done=False))
+    steps, hidden = manifest.steps(), {}
+    waiting = ladder.render(tallies(core_done=False), steps, hidden)
     assert "step7_layer" not in waiting and "is shown once the core is done" in waiting and "step4_softmax.py" in waiting
-    ready = ladder.render(tallies(core_done=True))
+    ready = ladder.render(tallies(core_done=True), steps, hidden)
     assert "step7_layer" in ready and "Next: exercises/step7_layer.py" in ready
 
 

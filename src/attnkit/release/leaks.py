@@ -22,6 +22,7 @@ from ..stubs import solution_lines, strip_solutions
 
 MIN_LINE = 12  # shorter solution lines ("return P", "else:") are everyday code, not a solution
 MIN_DIGITS = 6  # a value with fewer significant digits (0.5, 0.378) says nothing about its case
+MIN_MANTISSA_BITS = 16  # nor does a short binary fraction (-9/512): arithmetic on other data hits those too
 _NUMBER = re.compile(rb"-?\d+\.\d+(?:[eE][-+]?\d+)?")
 
 
@@ -52,10 +53,12 @@ def _arrays(case):
 
 
 def _distinctive(values):
-    """The values (float64) that need at least MIN_DIGITS significant digits, without repeats."""
+    """The values (float64) that need at least MIN_DIGITS significant digits and more than
+    MIN_MANTISSA_BITS binary digits, without repeats."""
     x = np.unique(values[np.isfinite(values) & (values != 0)].astype(np.float64))
     scaled = x / 10.0 ** (np.floor(np.log10(np.abs(x))) - (MIN_DIGITS - 2))  # MIN_DIGITS - 1 digits before the point
-    return x[np.abs(scaled - np.rint(scaled)) > 1e-9 * np.abs(scaled)]
+    short_binary = np.ldexp(np.frexp(x)[0], MIN_MANTISSA_BITS) % 1 == 0
+    return x[(np.abs(scaled - np.rint(scaled)) > 1e-9 * np.abs(scaled)) & ~short_binary]
 
 
 def _number_texts(arr):
