@@ -1,4 +1,5 @@
 """Fixtures for the kit's own tests: the reference step modules and the shared peer data."""
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -7,6 +8,10 @@ import pytest
 from attnkit import manifest
 from attnkit.paths import ROOT
 from attnkit.reference import reference_module
+
+# The kit's own tests read its English messages whatever this machine's locale (a learner's default
+# comes from it: attnkit.i18n); the tests of Chinese output ask for it. Child processes inherit this.
+os.environ["ATTNKIT_LANG"] = "en"
 
 
 def reference_steps():

@@ -129,7 +129,8 @@ def test_the_check_catches_a_dangling_reference():
 
 
 def test_a_reference_renders_in_the_learners_language(monkeypatch):
-    monkeypatch.delenv("ATTNKIT_LANG", raising=False)
+    for variable in ("ATTNKIT_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
     assert lessons.link("step2_scores#scale") == "lessons/en/step2_scores.md#scale"
     assert lessons.link("step2_scores") == "lessons/en/step2_scores.md"
     monkeypatch.setenv("ATTNKIT_LANG", "zh")

@@ -5,18 +5,11 @@ The kit's data (case files, the manifest, the mistake catalogue) names a lesson 
 opens, in their language: "lessons/en/step2_scores.md#scale". An anchor is the id of an
 `<a id="…"></a>` line placed right before a heading, identical in both languages.
 """
-import os
 import re
 
-LANGUAGES = ("en", "zh")
-DEFAULT_LANGUAGE = "en"
+from .i18n import LANGUAGES, check_language, language
+
 REFERENCE = re.compile(r"(?P<lesson>[a-z0-9_]+)(?:#(?P<anchor>[a-z0-9-]+))?")
-
-
-def language():
-    """The learner's language: ATTNKIT_LANG when it is one of LANGUAGES, else English."""
-    chosen = os.environ.get("ATTNKIT_LANG", "")
-    return chosen if chosen in LANGUAGES else DEFAULT_LANGUAGE
 
 
 def parse(reference):
@@ -30,11 +23,9 @@ def parse(reference):
 def link(reference, lang=None):
     """The path of `reference` under the kit's root, e.g. "lessons/zh/step3_masks.md#combine".
 
-    `lang` defaults to `language()`; generated files (stubs, notebook) pass "en" so they do not
+    `lang` defaults to `i18n.language()`; generated files (stubs, notebook) pass "en" so they do not
     depend on the environment of whoever builds them.
     """
     lesson, anchor = parse(reference)
-    lang = lang or language()
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+    lang = check_language(lang or language())
     return f"lessons/{lang}/{lesson}.md" + (f"#{anchor}" if anchor else "")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, judge, ladder, loader, manifest, show, show_call, student_runtime, stubs
+from .. import __version__, i18n, judge, ladder, loader, manifest, show, show_call, student_runtime, stubs
 from ..cases import cases_for
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from . import snapshot as snap
@@ -53,7 +53,7 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
         files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
     package = f"runtime/{RUNTIME}"
     files[f"{package}/__init__.py"] = '"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
-    for name, module in (("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
+    for name, module in (("i18n", i18n), ("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
                          ("show_call", show_call), ("exercise", student_runtime)):
         files[f"{package}/{name}.py"] = inspect.getsource(module)
     files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"
