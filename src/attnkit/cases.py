@@ -10,11 +10,10 @@ import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from . import judge, lessons, manifest
 from .paths import CASES_DIR, HIDDEN_CASES_DIR
 from .reference import reference_function
+from .yaml_data import read_yaml
 
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
 
@@ -139,7 +138,7 @@ def all_cases():
     cases, seen = [], set()
     for step in manifest.steps():
         for path, side in _case_files(step):
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = read_yaml(path)
             cases += _parse_file(step, data, side, seen)
     return tuple(cases)
 

@@ -417,7 +417,8 @@ def run_case(fn, case, calls, expected, forms):
     `results` is one {part: value} per call, or None when the result could not be named (a wrong
     tuple, judged as problem "result"). Right results reached through a NumPy RuntimeWarning fail
     (`warning_verdict`). Whatever `fn` raises propagates: each caller reports a learner's exception
-    its own way.
+    its own way. `expected` and `forms` may also be functions of no argument, called only once `fn`
+    has answered every call (the kit's reference results: an untouched stub never needs them).
     """
     __tracebackhide__ = True  # pytest shows the learner's frames, not this one
     raw, warned = [], []
@@ -429,6 +430,7 @@ def run_case(fn, case, calls, expected, forms):
         results = [named_outputs(case.returns, value) for value in raw]
     except ValueError as err:
         return Verdict(False, "result", f"{case.step.module}.{case.function} — {err}"), None
+    expected, forms = (given() if callable(given) else given for given in (expected, forms))
     verdict = evaluate_safely(case, calls, results, expected, forms)
     return (warning_verdict(case.function, warned) if verdict.passed and warned else verdict), results
 

@@ -72,10 +72,16 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
     return "\n".join(lines)
 
 
+UNUSED_PLUGINS = ("hypothesispytest",)  # its end-of-run summary imports all of hypothesis: 0.5 s per run
+
+
 def register(config, steps, hidden, exercises_label, reference=False):
     """From a pytest_configure hook: short tracebacks (the learner's failing line, not whole
     functions) and the ladder after pytest's summary. `reference`: the run tests the kit's
-    reference solutions (--solutions); the header and the ladder say so."""
+    reference solutions (--solutions); the header and the ladder say so. Plugins the public tests
+    never use but that slow every run (UNUSED_PLUGINS) are left out, as `-p no:NAME` would."""
+    for name in UNUSED_PLUGINS:
+        config.pluginmanager.set_blocked(name)
     if config.option.tbstyle == "auto":
         config.option.tbstyle = "short"
     config.pluginmanager.register(LadderPlugin(steps, hidden, exercises_label, reference), "attnkit-ladder")

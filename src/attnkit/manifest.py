@@ -2,10 +2,9 @@
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from . import lessons
 from .paths import DATA_DIR
+from .yaml_data import read_yaml
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ DEFAULT_TRACK = "core"  # a step without `track:` belongs to the core assignment
 
 @lru_cache(maxsize=None)
 def _load():
-    return yaml.safe_load((DATA_DIR / "manifest.yaml").read_text(encoding="utf-8"))
+    return read_yaml(DATA_DIR / "manifest.yaml")
 
 
 def provided_modules():

@@ -4,16 +4,15 @@ Each track (manifest.yaml's `track:`) is a separate assignment worth 100 points.
 """
 from functools import lru_cache
 
-import yaml
-
 from . import manifest
 from .cases import cases_for
 from .paths import DATA_DIR
+from .yaml_data import read_yaml
 
 
 @lru_cache(maxsize=None)
 def _tracks():
-    tracks = yaml.safe_load((DATA_DIR / "rubric.yaml").read_text(encoding="utf-8"))["tracks"]
+    tracks = read_yaml(DATA_DIR / "rubric.yaml")["tracks"]
     if sorted(tracks) != sorted(manifest.tracks()):
         raise ValueError(f"rubric.yaml must give points to exactly the tracks {list(manifest.tracks())}, "
                          f"got {sorted(tracks)}")
