@@ -364,6 +364,13 @@ def test_attnkit_show_prints_the_learners_own_result_as_grids(student_venv, tmp_
     assert wrong.returncode == 2 and "FUNCTION is one of: project, project_qkv," in wrong.stderr, wrong.stderr
 
 
+def test_attnkit_show_stops_an_endless_loop_at_the_public_tests_time_limit(student_venv, tmp_path):
+    exercises_with(student_venv, tmp_path, [], {"step3_masks": ("    raise NotImplementedError", "    while True:\n        pass\n    raise NotImplementedError")})
+    run = subprocess.run([str(student_venv[1].parent / "attnkit-show"), "causal_visible", "2", "5"], cwd=tmp_path,
+                         env={**student_venv[2], "ATTNKIT_TIME_LIMIT": "1"}, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "causal_visible() was stopped after 1 s: an endless loop?" in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize("module", ["judge", "loader", "ladder"])
 def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
     """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""

@@ -1,5 +1,6 @@
 """`attnkit show`: the renderer, the lessons' presets, --mine matching and differing, and bad arguments."""
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -152,6 +153,17 @@ def test_mine_stopped_by_ctrl_c_says_so_without_a_traceback(capsys, learner):
     code, _, err = _run(capsys, "--folder", str(learner), "--mine", "causal_visible", "2", "5")
     assert code == 1
     assert err == "attnkit show: stopped (Ctrl-C) while your code ran: an endless loop?\n"
+
+
+def test_mine_stops_an_endless_loop_at_the_public_tests_time_limit(learner):
+    """In a child process with a deadline: on a kit without the limit the loop never ends."""
+    _edit(learner, "step3_masks", "    past = n_key - n_query\n", "    while True:\n        pass\n")
+    run = subprocess.run([sys.executable, "-m", "attnkit.cli", "show", "--folder", str(learner), "--mine",
+                          "causal_visible", "2", "5"], capture_output=True, text=True, timeout=30,
+                         env={**os.environ, "ATTNKIT_TIME_LIMIT": "1"})
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr == ("attnkit show: causal_visible() was stopped after 1 s: an endless loop? "
+                          "(the time limit is 1 s; ATTNKIT_TIME_LIMIT=20 gives more)\n"), run.stderr
 
 
 def test_mine_on_an_untouched_stub_says_not_written_yet(capsys):

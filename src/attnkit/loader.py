@@ -33,6 +33,10 @@ class StepLoadError(Exception):
         self.first = first
 
 
+class MissingFunction(StepLoadError):
+    """The learner's step was imported but has no function of the name the test or the command calls."""
+
+
 class TimeLimitExceeded(BaseException):
     """Learner code ran past its time limit. A BaseException, so `except Exception` in the learner's
     loop does not swallow it; its message says what was stopped and why."""
@@ -177,8 +181,21 @@ class StepLoader:
         return self._modules[key]
 
 
+def learner_function(load, step_module, folder, function):
+    """The learner's `function` from step `step_module` in `folder`, imported by `load(step_module, folder)`
+    (a StepLoader). Raises StepLoadError when the step cannot be imported, MissingFunction when it has no
+    such function."""
+    fn = getattr(load(step_module, folder), function, None)
+    if not callable(fn):
+        raise MissingFunction(f"{Path(folder).name}/{step_module}.py has no function {function}(): keep the name "
+                              "and signature of the stub")
+    return fn
+
+
 def load_failure(step_number, err):
     """The public test's failure text for a StepLoadError of step `step_number`."""
+    if isinstance(err, MissingFunction):
+        return str(err)
     if err.first:
         return f"step {step_number} could not be loaded: {err}"
     return f"step {step_number} could not be loaded (see the first failure of this step)"

@@ -20,3 +20,9 @@ def reference_outputs(case, calls):
     """The reference's named results for each call of `case` (on copies of the arguments)."""
     fn = reference_function(case.step.module, case.function)
     return [call_named(fn, case.returns, kwargs) for kwargs in calls]
+
+
+def learner_step(module, folder):
+    """The learner's step `module` from `folder`, with the reference versions of the steps it imports
+    (with the folder's own when the kit has no solutions/, as in an installed kit)."""
+    return load_step(module, folder, deps_folder=SOLUTIONS_DIR if SOLUTIONS_DIR.is_dir() else folder)

@@ -1,7 +1,7 @@
 """Call a learner's function with arguments written as on a command line, and name the parts of its result.
 
 Shared by `attnkit show --mine` and the student release's `attnkit-show` (which ships this file as
-`attnkit_runtime/show_call.py`): standard library, numpy and the portable `judge` and `show` only.
+`attnkit_runtime/show_call.py`): standard library, numpy and the portable `judge`, `loader` and `show` only.
 Arguments: `2`, a vector `1,1,0`, a table `T,F;T,T` or `0,-inf;1,2` (rows split by `;`), a dtype `float32`.
 """
 import inspect
@@ -10,6 +10,7 @@ import traceback
 import numpy as np
 
 from .judge import named_outputs
+from .loader import TimeLimitExceeded, time_limit
 from .show import grid
 
 TABLE_ARGUMENTS = ("visible", "visibles")  # parameters that take a boolean table: 0/1 become False/True
@@ -70,11 +71,16 @@ def build_call(function, texts, signature):
     return [parse_argument(t, p.name) for t, p in zip(texts, named)]
 
 
-def call_learner(fn, args, path):
+def call_learner(fn, function, args, path):
+    """`fn(*args)` (the learner's `function`) under the public tests' time limit; LearnerError with a plain message
+    when it fails."""
     try:
-        return fn(*args)
+        with time_limit(f"{function}()"):
+            return fn(*args)
     except NotImplementedError as err:
         raise LearnerError(f"not written yet: {err}") from None
+    except TimeLimitExceeded as err:
+        raise LearnerError(str(err)) from None
     except KeyboardInterrupt:
         raise LearnerError("stopped (Ctrl-C) while your code ran: an endless loop?") from None
     except Exception as err:  # noqa: BLE001 - the learner's error, shown plainly
@@ -101,7 +107,7 @@ def run_learner(fn, function, texts, returns, path):
     the file `path`) on the command-line `texts`; UsageError or LearnerError when it cannot be."""
     args = build_call(function, texts, inspect.signature(fn))
     call = f"{function}({', '.join(texts)})"
-    return call, args, result_parts(returns, call_learner(fn, args, path), call)
+    return call, args, result_parts(returns, call_learner(fn, function, args, path), call)
 
 
 def yours(call, parts, note=""):

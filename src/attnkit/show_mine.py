@@ -9,8 +9,8 @@ import numpy as np
 
 from . import manifest
 from .judge import named_outputs
-from .loader import StepLoadError, load_step
-from .paths import SOLUTIONS_DIR
+from .loader import StepLoader, StepLoadError, learner_function
+from .reference import learner_step
 from .show import CORNER, MARK, beside, grid
 from .show_call import LearnerError, UsageError, run_learner, yours
 from .show_frames import NoReference, reference
@@ -33,17 +33,12 @@ def step_of(function):
     raise UsageError(f"no function {function!r} in the exercises; one of: {names}")
 
 
-def learner_function(module, function, folder):
-    """The learner's `module.function` from `folder`, loaded as the public tests load it."""
-    deps = SOLUTIONS_DIR if SOLUTIONS_DIR.is_dir() else folder
+def _learner_function(module, function, folder):
+    """The learner's `module.function` from `folder`, loaded as the public tests load it (under their time limit)."""
     try:
-        loaded = load_step(module, folder, deps_folder=deps)
+        return learner_function(StepLoader(learner_step), module, folder, function)
     except StepLoadError as err:
         raise LearnerError(str(err)) from None
-    fn = getattr(loaded, function, None)
-    if not callable(fn):
-        raise LearnerError(f"{folder / (module + '.py')} has no function {function}(): keep the stub's name")
-    return fn
 
 
 def _differs(expected, got):
@@ -75,7 +70,7 @@ def show_mine(function, texts, folder):
     """The Shown of the learner's `function(*texts)` from `folder`, each part beside the reference's."""
     module = step_of(function)
     returns = manifest.step(module).function(function).returns
-    fn = learner_function(module, function, folder)
+    fn = _learner_function(module, function, folder)
     call, args, got = run_learner(fn, function, texts, returns, folder / f"{module}.py")
     try:
         expected = named_outputs(returns, reference(module, function)(*args))
