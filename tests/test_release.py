@@ -149,7 +149,7 @@ def _solution_line(secrets):
 
 def _plant(kind, folder, secrets):
     case, arr = _hidden_array()
-    hidden_value = next(x for x in arr.ravel().tolist() if repr(x).encode() in secrets.numbers)
+    hidden_value = next(x for x in arr.ravel().tolist() if secrets.hidden_number(repr(x).encode()))
     if kind == "name in a text file":
         (folder / "notes.md").write_text(f"see {case.name}\n")
     elif kind == "name in a .pyc":

@@ -37,8 +37,8 @@ def course():
 
 @lru_cache(maxsize=None)
 def _snapshot():
-    with np.load(DATA_DIR / "snapshot.npz", allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
+    """The open snapshot: a member is read (and decompressed) only when a test asks for it."""
+    return np.load(DATA_DIR / "snapshot.npz", allow_pickle=False)
 
 
 def recipe(spec):
@@ -48,7 +48,7 @@ def recipe(spec):
 
 def stored(key):
     """A stored array of the snapshot, e.g. stored("attention_batch_of_heads/input/0/Q")."""
-    return _snapshot()[key].copy()
+    return _snapshot()[key]  # read anew at each call: a fresh array the learner's code may change
 
 
 class _Layout:

@@ -36,12 +36,47 @@ class Finding:
         return f"{self.path}: {self.kind}: {self.what}"
 
 
+def _found_in(sorted_values, values):
+    """Which of `values` (a bool array of their shape) the sorted numpy array `sorted_values` holds."""
+    if not sorted_values.size:
+        return np.zeros(np.shape(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_values, values), sorted_values.size - 1)
+    return sorted_values[at] == values
+
+
+def _holds(sorted_values, value):
+    return bool(_found_in(sorted_values, value))
+
+
+@dataclass(frozen=True)
+class Spellings:
+    """The texts some values are written as, kept as the values: a float64 as Python's repr
+    ("0.12345678901234"), a float32 as numpy spells it ("0.12345679"). `bits` holds the float64 values'
+    8 bytes as sorted uint64 (the raw patterns, which hold them anyway), `float32` the float32 values sorted."""
+
+    bits: np.ndarray
+    float32: np.ndarray
+
+    def __contains__(self, text):
+        """Whether `text` (bytes, a number as _NUMBER finds it) is the spelling of one of the values."""
+        x = float(text)
+        with np.errstate(over="ignore"):  # a float64 beyond float32's range is inf there, which no value spells
+            x32 = np.float32(x)
+        return (repr(x).encode() == text and _holds(self.bits, np.float64(x).view(np.uint64))) or \
+            (str(x32).encode() == text and _holds(self.float32, x32))
+
+
 @dataclass(frozen=True)
 class Secrets:
     names: frozenset  # of bytes
-    numbers: frozenset  # of bytes, the texts a hidden value is written as
-    raw: np.ndarray  # uint64: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
+    numbers: Spellings  # hidden values written as text
+    public_numbers: Spellings  # public values: their texts are no secret, whatever hidden value they spell too
+    raw: np.ndarray  # uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
     lines: frozenset  # of str
+
+    def hidden_number(self, text):
+        """Whether the number `text` (bytes) spells a hidden value that no public value spells too."""
+        return text in self.numbers and text not in self.public_numbers
 
 
 def _arrays(case):
@@ -52,58 +87,80 @@ def _arrays(case):
     return [a for a in map(np.asarray, values) if a.dtype in (np.float32, np.float64) and a.size]
 
 
-def _distinctive(values):
-    """The values (float64) that need at least MIN_DIGITS significant digits and more than
-    MIN_MANTISSA_BITS binary digits, without repeats."""
-    x = np.unique(values[np.isfinite(values) & (values != 0)].astype(np.float64))
-    scaled = x / 10.0 ** (np.floor(np.log10(np.abs(x))) - (MIN_DIGITS - 2))  # MIN_DIGITS - 1 digits before the point
-    short_binary = np.ldexp(np.frexp(x)[0], MIN_MANTISSA_BITS) % 1 == 0
-    return x[(np.abs(scaled - np.rint(scaled)) > 1e-9 * np.abs(scaled)) & ~short_binary]
+def _distinctive(flat):
+    """Which of the values `flat` need at least MIN_DIGITS significant digits and more than
+    MIN_MANTISSA_BITS binary digits (a bool mask)."""
+    x = flat.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # zeros and non-finite values are left out
+        scaled = x / 10.0 ** (np.floor(np.log10(np.abs(x))) - (MIN_DIGITS - 2))  # MIN_DIGITS - 1 digits before the point
+        short_binary = np.ldexp(np.frexp(x)[0], MIN_MANTISSA_BITS) % 1 == 0
+        return np.isfinite(x) & (x != 0) & (np.abs(scaled - np.rint(scaled)) > 1e-9 * np.abs(scaled)) & ~short_binary
 
 
-def _number_texts(arr):
-    texts = set()
-    for x in _distinctive(arr.ravel()).tolist():
-        texts.add(repr(x).encode())
-        if arr.dtype == np.float32:
-            texts.add(str(np.float32(x)).encode())
-    return texts
+def _raw_patterns(flat, keep):
+    """The 8-byte patterns of the distinctive values of `flat` (as float64, and as pairs of neighbouring float32)."""
+    patterns = [flat[keep].astype(np.float64).view(np.uint64)]
+    if flat.dtype == np.float32 and flat.size >= 2:
+        pairs = np.lib.stride_tricks.sliding_window_view(flat, 2)[keep[:-1] & keep[1:]]
+        patterns.append(np.ascontiguousarray(pairs).view(np.uint64).ravel())
+    return np.concatenate(patterns)
 
 
-def _raw_patterns(arr):
-    flat = np.ascontiguousarray(arr.ravel())
-    patterns = set(_distinctive(flat).view(np.uint64).tolist())
-    if arr.dtype == np.float32 and flat.size >= 2:
-        pairs = np.lib.stride_tricks.sliding_window_view(flat, 2)
-        keep = np.isin(flat.astype(np.float64), _distinctive(flat))
-        pairs = pairs[keep[:-1] & keep[1:]]
-        patterns |= set(np.ascontiguousarray(pairs).view(np.uint64).ravel().tolist())
-    return patterns
+def _values(cases, public_raw=np.array([], dtype=np.uint64)):
+    """(raw patterns but those of `public_raw`, float32 values) of the distinctive values of every float
+    array of `cases`, each a sorted numpy array without repeats. A float32 value is also written as the
+    float64 it converts to. Each case's patterns are reduced as they come (memory: 14 M of them)."""
+    raw, as32 = [np.array([], dtype=np.uint64)], [np.array([], dtype=np.float32)]
+    for case in cases:
+        patterns = [np.array([], dtype=np.uint64)]
+        for arr in _arrays(case):
+            flat = np.ascontiguousarray(arr.ravel())
+            keep = _distinctive(flat)
+            patterns.append(_raw_patterns(flat, keep))
+            if flat.dtype == np.float32:
+                as32.append(flat[keep])
+        raw.append(_without(_sorted_set(patterns), public_raw))
+    return _sorted_set(raw), _sorted_set(as32)
+
+
+def _sorted_set(arrays):
+    """The values of the list `arrays` sorted, without repeats; empties the list as it goes (memory).
+    Not np.unique: its hash table takes minutes on 14 M floats."""
+    values = np.empty(sum(a.size for a in arrays), dtype=arrays[0].dtype)
+    end = values.size
+    while arrays:
+        part = arrays.pop()
+        values[end - part.size:end] = part
+        end -= part.size
+    values.sort()
+    first = np.ones(values.size, dtype=bool)
+    first[1:] = values[1:] != values[:-1]
+    return values[first]
+
+
+def _without(values, sorted_other, chunk=1 << 20):
+    """The values of `values` that `sorted_other` does not hold, a chunk at a time (memory)."""
+    keep = np.concatenate([~_found_in(sorted_other, values[i:i + chunk]) for i in range(0, values.size, chunk)] or
+                          [np.zeros(0, dtype=bool)])
+    return values[keep]
 
 
 def secrets(solutions_dir=SOLUTIONS_DIR):
     """What must never reach a student, from the hidden cases and the solution blocks."""
-    public_numbers, public_raw, numbers, raw = set(), set(), set(), set()
-    for case in cases_for(visibility="public"):
-        for arr in _arrays(case):
-            public_numbers |= _number_texts(arr)
-            public_raw |= _raw_patterns(arr)
     hidden = cases_for(visibility="hidden")
     if not hidden:
         raise ValueError("no hidden case to look for: this kit holds none (run the check from the kit's "
                          "checkout, where the hidden cases are)")
-    for case in hidden:
-        for arr in _arrays(case):
-            numbers |= _number_texts(arr)
-            raw |= _raw_patterns(arr)
+    public_raw, public_float32 = _values(cases_for(visibility="public"))
+    raw, float32 = _values(hidden, public_raw)
     lines = set()
     for step in manifest.steps():
         source = (Path(solutions_dir) / step.filename).read_text(encoding="utf-8")
         stub = strip_solutions(source, step)  # a line the stub also holds (a docstring's formula) is taught
         lines |= {line for line in solution_lines(source)
                   if len(line) >= MIN_LINE and not line.startswith("#") and line not in stub}
-    return Secrets(frozenset(c.name.encode() for c in hidden), frozenset(numbers - public_numbers),
-                   np.array(sorted(raw - public_raw), dtype=np.uint64), frozenset(lines))
+    return Secrets(frozenset(c.name.encode() for c in hidden), Spellings(raw, float32),
+                   Spellings(public_raw, public_float32), raw, frozenset(lines))
 
 
 def _members(path, data):
@@ -128,8 +185,7 @@ def _raw_hits(data, raw):
     for offset in range(8):
         usable = (len(data) - offset) // 8 * 8
         words = np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset)
-        at = np.minimum(np.searchsorted(raw, words), raw.size - 1)  # `raw` is sorted
-        hits |= set(words[raw[at] == words].tolist())
+        hits |= set(words[_found_in(raw, words)].tolist())
     return sorted(hits)
 
 
@@ -138,8 +194,8 @@ def scan_bytes(path, data, found):
     for name in sorted(found.secrets.names):
         if name in data:
             found.add(path, "hidden case name", name.decode())
-    numbers = {m.group() for m in _NUMBER.finditer(data)} & found.secrets.numbers
-    for number in sorted(numbers)[:5]:
+    numbers = [text for text in sorted({m.group() for m in _NUMBER.finditer(data)}) if found.secrets.hidden_number(text)]
+    for number in numbers[:5]:
         found.add(path, "hidden value", number.decode())
     for word in _raw_hits(data, found.secrets.raw)[:5]:
         found.add(path, "hidden value bytes", f"{np.array([word], dtype=np.uint64).tobytes().hex()} "
