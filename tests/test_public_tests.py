@@ -171,6 +171,15 @@ def test_an_exception_at_import_names_the_learners_line(tmp_path):
     assert re.search(r"failed while being imported on line \d+ \(SCALE = 1 / 0\): ZeroDivisionError", first), first
 
 
+def test_a_renamed_function_fails_its_tests_plainly_and_the_steps_other_functions_run(tmp_path):
+    folder = edited_copy(tmp_path, {"step2_scores": [("def scale_scores(", "def scale_score(")]})
+    code, out = run_pytest(folder / "test_step2_scores.py", "-rf")
+    failed = re.findall(r"^FAILED \S+::(\w+)\[\S+\] - (.*)$", out, flags=re.M)
+    assert failed and {name for name, _ in failed} == {"test_scale_scores"}, out
+    assert all(m == "Failed: exercises/step2_scores.py has no function scale_scores(): keep the name and signature of the stub"
+               for _, m in failed), out
+
+
 def test_a_twelve_head_failure_shows_one_slice_and_the_whole_arrays_under_vv(tmp_path):
     folder = edited_copy(tmp_path, {"step6_head": [("    return O, P\n", "    return 2 * O, P\n")]})
     code, out = run_pytest(folder / "test_step6_head.py")
