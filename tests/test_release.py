@@ -257,6 +257,7 @@ def test_stubs_fail_each_with_a_not_implemented_error(student_venv):
         assert own or (earlier_first and step == "step6"), (nodeid, message)
     assert "Next: exercises/step1_projection.py" in out
     assert "no function is written yet, so these failures are expected. Start with step 1" in out
+    assert not re.search(r"test_step\d_\w+\.py:\d+: in test_", out), "a traceback shows the test file's frame"
 
 
 def test_bare_pytest_at_the_top_of_the_release_runs_the_exercises(student_venv):

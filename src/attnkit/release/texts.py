@@ -101,7 +101,9 @@ def test_file(step, cases, runtime):
         import numpy as np
         import pytest
 
-        from {runtime}.exercise import case, check, for_function, recipe, stored  # noqa: F401
+        from {runtime}.exercise import case, check, for_function, hide_kit_frame, recipe, stored  # noqa: F401
+
+        __tracebackhide__ = hide_kit_frame  # a failure shows your code's lines, not the test function's
 
         CASES = [
         ''')
