@@ -10,8 +10,10 @@ import pytest
 import yaml
 
 from attnkit import cases, manifest, mistakes
+from attnkit.grader.bench import EDITS, copy_solutions
 from attnkit.paths import CASES_DIR, HIDDEN_CASES_DIR
 
+from grading_support import plan, run_cli
 from test_nbgrader_course import code_cell, course, run_cells, source  # noqa: F401 (course, source: fixtures)
 from test_public_tests import learner_copy, run_pytest
 
@@ -159,3 +161,16 @@ def test_the_notebook_checks_speak_the_language_of_whoever_runs_them(course, sou
     assert f"{summary}。{advice}阅读：lessons/zh/step2_scores.md#scale。" in printed, printed
     assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in printed
     assert not re.search(r"lessons/en/|divided by D_h instead", printed), printed
+
+
+def test_grading_feedback_names_hidden_concepts_and_mistakes_in_chinese(tmp_path, monkeypatch):
+    sub = copy_solutions(tmp_path / "bob", EDITS[0])  # step 2 returns kq unscaled: scale_missing
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    proc = run_cli("grade", str(sub), "--json", "--feedback", str(tmp_path / "feedback"))
+    assert proc.returncode == 0, proc.stderr
+    md = (tmp_path / "feedback" / "bob.md").read_text(encoding="utf-8")
+    failed = [plan().case_named[t["name"]] for t in json.loads(proc.stdout)["tests"] if t["status"] == "failed"]
+    hidden = next(case for case in failed if not case.public)
+    assert f"{hidden.concept['zh']} (a hidden test: failed)" in md, md
+    assert f"likely mistake: {mistakes.describe('scale_missing', 'zh')}" in md, md
+    assert "lessons/en/" not in md and hidden.concept["en"] not in md, md
