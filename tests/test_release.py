@@ -393,9 +393,10 @@ def test_attnkit_show_prints_the_learners_own_result_as_grids(student_venv, tmp_
     assert wrong.returncode == 2 and "FUNCTION is one of: project, project_qkv," in wrong.stderr, wrong.stderr
 
 
-@pytest.mark.parametrize("module", ["judge", "loader", "ladder"])
+@pytest.mark.parametrize("module", ["i18n", "judge", "loader", "ladder"])
 def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
-    """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""
+    """The release ships these files as they are, and the notebook embeds judge.py and i18n.py: no kit
+    import but of i18n, which is shipped (and embedded) beside them."""
     import ast
     import importlib
 
@@ -406,6 +407,8 @@ def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module == "i18n" or [a.name for a in node.names] == ["i18n"]):
+            continue  # the shipped i18n.py, beside this file
         elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
             assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
     assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported
