@@ -35,7 +35,7 @@ class Case:
     expect: dict  # see docs/CASES.md
     tolerance: dict  # {"atol": …, "rtol": …}
     weight: float  # share of the step's points (rubric.yaml) relative to the step's other cases
-    hint: object  # extra teaching text shown when it fails, {lang: text} ("" if none; shown via i18n.pick)
+    hint: dict  # extra teaching text shown when it fails, {lang: text}, or "" if none (shown via i18n.pick)
 
     @property
     def read(self):
