@@ -1,4 +1,4 @@
-"""Public tests of step 1: Projections: Q, K, V from Z.
+"""Public tests of step 1: Projections: Q, K, V from Z · 投影：由 Z 得到 Q、K、V
 
 Run: pytest exercises/test_step1_projection.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step1_projection.yaml.

@@ -1,4 +1,4 @@
-"""Public tests of step 3: Masks: the visibility table, padding, KV cache and API polarity.
+"""Public tests of step 3: Masks: the visibility table, padding, KV cache and API polarity · 掩码：可见性表、填充、KV Cache 与各 API 的布尔含义
 
 Run: pytest exercises/test_step3_masks.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step3_masks.yaml.

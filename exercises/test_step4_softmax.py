@@ -1,4 +1,4 @@
-"""Public tests of step 4: Softmax: scores become weights, stable and safe for fully masked rows.
+"""Public tests of step 4: Softmax: scores become weights, stable and safe for fully masked rows · Softmax：分数变成权重，数值稳定，全被掩码的行也安全
 
 Run: pytest exercises/test_step4_softmax.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step4_softmax.yaml.

@@ -1,4 +1,4 @@
-"""Public tests of step 5: Values: O = P V.
+"""Public tests of step 5: Values: O = P V · Value：O = P V
 
 Run: pytest exercises/test_step5_values.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step5_values.yaml.

@@ -1,4 +1,4 @@
-"""Public tests of step 6: One head: S = kq / sqrt(D_h) + M, P = softmax(S), O = P V.
+"""Public tests of step 6: One head: S = kq / sqrt(D_h) + M, P = softmax(S), O = P V · 一个 Head：S = kq / sqrt(D_h) + M，P = softmax(S)，O = P V
 
 Run: pytest exercises/test_step6_head.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step6_head.yaml.

@@ -1,4 +1,4 @@
-"""Public tests of step 7: GPT-2's attention layer: fused weights, twelve heads at once, merged and projected.
+"""Public tests of step 7: GPT-2's attention layer: fused weights, twelve heads at once, merged and projected · GPT-2 的 Attention 层：融合的权重，12 个 Head 一起算，合并后再投影
 
 Run: pytest exercises/test_step7_layer.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step7_layer.yaml.

@@ -1,4 +1,4 @@
-"""Public tests of step 8: Decoding with a KV cache: new tokens read the cached past and themselves.
+"""Public tests of step 8: Decoding with a KV cache: new tokens read the cached past and themselves · 用 KV Cache 解码：新 Token 读缓存的过去和它自己
 
 Run: pytest exercises/test_step8_kv_cache.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step8_kv_cache.yaml.

@@ -1,4 +1,4 @@
-"""Public tests of step 9: llama.cpp's layout: GGML's ne, flat buffers, padded kq dumps.
+"""Public tests of step 9: llama.cpp's layout: GGML's ne, flat buffers, padded kq dumps · llama.cpp 的布局：GGML 的 ne、扁平缓冲区、带填充的 kq 导出数据
 
 Run: pytest exercises/test_step9_ggml_layout.py   (all steps: pytest exercises)
 The cases are in the kit's catalogue, src/attnkit/data/cases/step9_ggml_layout.yaml.

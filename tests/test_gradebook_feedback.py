@@ -116,7 +116,7 @@ def test_feedback_gives_points_per_step_public_failures_in_full_hidden_by_concep
     assert "expected" in md and "got" in md and "hint" in md and "read: lesson" in md  # a public failure
     failed = next(t["name"] for t in graded["tests"] if t["status"] == "failed" and not plan().case_named[t["name"]].public)
     hidden = plan().case_named[failed]
-    assert f"{hidden.concept} (a hidden test: failed)" in md
+    assert f"{hidden.concept['en']} (a hidden test: failed)" in md
     assert "likely mistake: no 1/sqrt(D_h)" in md
     assert "hidden test" in graded_with_a_mistake["kept"][".html"]
 

@@ -57,7 +57,10 @@ def test_catalogue_holds_every_spec_code_with_its_text():
     for code, mistake in known.items():
         assert mistake.code == code and mistake.step in modules
         assert mistake.summary and mistake.advice and mistake.lesson
-        assert describe(code, "en") == f"{mistake.summary}. {mistake.advice} Read: {lessons.link(mistake.lesson, 'en')}."
+        assert describe(code, "en") == (f"{mistake.summary['en']}. {mistake.advice['en']} "
+                                        f"Read: {lessons.link(mistake.lesson, 'en')}.")
+        assert describe(code, "zh") == (f"{mistake.summary['zh']}。{mistake.advice['zh']}"
+                                        f"阅读：{lessons.link(mistake.lesson, 'zh')}。")
 
 
 @pytest.mark.parametrize("code", list(catalogue()))

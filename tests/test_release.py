@@ -4,6 +4,7 @@ The fresh-virtualenv test copies nothing of the kit: it writes the release into 
 makes a virtualenv there with the system's python3 (no attnkit in it), installs the release's own
 runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
 """
+import ast
 import inspect
 import json
 import os
@@ -17,8 +18,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from attnkit import checks, cli, lessons, manifest, stubs
-from attnkit.cases import cases_for
+from attnkit import checks, cli, lessons, manifest, mistakes, stubs
+from attnkit.cases import cases_for, hidden_concepts
 from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
 from attnkit.release import leaks
 from test_case_meaning import WARNING, hiding_softmax_source
@@ -54,14 +55,21 @@ READ_LINK = re.compile(r"lessons/(en|zh)/([a-z0-9_]+)\.md(?:#([a-z0-9-]+))?")
 ANCHOR = re.compile(r'<a id="([a-z0-9-]+)"></a>')
 
 
+def _course(release_dir):
+    return json.loads((release_dir / "runtime/attnkit_runtime/data/course.json").read_text(encoding="utf-8"))
+
+
 def _read_texts(release_dir):
-    """Every "where to read" the release shows: each case's `read`, each step's, each known mistake's."""
-    course = json.loads((release_dir / "runtime/attnkit_runtime/data/course.json").read_text(encoding="utf-8"))
-    texts = [step["read"] for step in course["steps"]]
-    texts += [m["text"].rsplit(" Read: ", 1)[1].rstrip(".") for found in course["mistakes"].values() for m in found]
+    """Every "where to read" the release shows, in each language: each case's `read`, each step's, each
+    known mistake's."""
+    course = _course(release_dir)
+    texts = [link for step in course["steps"] for link in step["read"].values()]
+    texts += [READ_LINK.search(text)[0] for found in course["mistakes"].values() for m in found
+              for text in m["text"].values()]
     for step in manifest.steps():
         text = (release_dir / f"exercises/test_{step.filename}").read_text(encoding="utf-8")
-        texts += re.findall(r"^ +read='([^']*)',$", text, flags=re.M)
+        texts += [link for read in re.findall(r"^ +read=(\{[^}]*\}),$", text, flags=re.M)
+                  for link in ast.literal_eval(read).values()]
     return texts
 
 
@@ -80,6 +88,15 @@ def test_every_read_link_of_the_release_opens_a_lesson_section_in_it(release_dir
             path = release_dir / "lessons" / lang / f"{lesson}.md"
             assert path.is_file(), f"lessons/{lang}/{lesson}.md is not in the release"
             assert not anchor or anchor in ANCHOR.findall(path.read_text(encoding="utf-8")), (lang, lesson, anchor)
+
+
+def test_course_json_holds_every_learner_text_in_both_languages(release_dir):
+    course = _course(release_dir)
+    texts = [step["title"] for step in course["steps"]] + [step["read"] for step in course["steps"]]
+    texts += [m["text"] for found in course["mistakes"].values() for m in found]
+    assert texts and all(set(text) == set(lessons.LANGUAGES) and all(text.values()) for text in texts)
+    assert course["hidden_concepts"] == {s.module: hidden_concepts(s.module) for s in manifest.steps()}
+    assert all(set(concepts) == set(lessons.LANGUAGES) for concepts in course["hidden_concepts"].values())
 
 
 def test_release_ships_the_lessons_of_both_languages_as_they_are(release_dir):
@@ -308,6 +325,18 @@ def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, name
     assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
 
 
+def test_a_known_mistake_is_named_in_the_learners_language(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step2_scores": ("return kq / math.sqrt(d_h)", "return kq / d_h")})
+    code, out = student_pytest(student_venv, folder / "test_step2_scores.py", ATTNKIT_LANG="zh")
+    assert code == 1, out
+    summary, advice = (text["zh"] for text in (mistakes.catalogue()["scale_by_d"].summary,
+                                                mistakes.catalogue()["scale_by_d"].advice))
+    assert f"likely mistake: scale_by_d — {summary}。{advice}阅读：lessons/zh/step2_scores.md#scale。" in out, out
+    assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in out and "分数：kq = Q Kᵀ 与 1/sqrt(D_h) 缩放" in out, out
+    assert "lessons/en/" not in out and "divided by D_h instead" not in out, out
+
+
 def _failure_section(out, test_id):
     """The failure text pytest printed for the test whose id ends with `[test_id]`."""
     start = out.index(f"[{test_id}] _")
@@ -372,9 +401,10 @@ def test_attnkit_show_stops_an_endless_loop_at_the_public_tests_time_limit(stude
     assert run.returncode == 1 and "causal_visible() was stopped after 1 s: an endless loop?" in run.stderr, run.stderr
 
 
-@pytest.mark.parametrize("module", ["judge", "loader", "ladder"])
+@pytest.mark.parametrize("module", ["i18n", "judge", "loader", "ladder"])
 def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
-    """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""
+    """The release ships these files as they are, and the notebook embeds judge.py and i18n.py: no kit
+    import but of i18n, which is shipped (and embedded) beside them."""
     import ast
     import importlib
 
@@ -385,6 +415,8 @@ def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module == "i18n" or [a.name for a in node.names] == ["i18n"]):
+            continue  # the shipped i18n.py, beside this file
         elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
             assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
     assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported

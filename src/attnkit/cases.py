@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import judge, lessons, manifest
+from .data_texts import gaps, two_languages
+from .i18n import LANGUAGES
 from .paths import CASES_DIR, HIDDEN_CASES_DIR
 from .reference import reference_function
 from .yaml_data import read_yaml
@@ -26,13 +28,13 @@ class Case:
     step: manifest.Step
     function: str
     visibility: str  # "public" or "hidden"
-    concept: str  # what it checks, in a learner's words (shown in the ladder and reports)
+    concept: dict  # what it checks, in a learner's words, {lang: text} (shown via i18n.pick)
     lesson: str  # where to read: a lesson reference, e.g. "step4_softmax#stability" (attnkit.lessons)
     calls: tuple  # of dict: argument name -> spec
     expect: dict  # see docs/CASES.md
     tolerance: dict  # {"atol": …, "rtol": …}
     weight: float  # share of the step's points (rubric.yaml) relative to the step's other cases
-    hint: str  # extra teaching text shown when it fails ("" if none)
+    hint: dict  # extra teaching text shown when it fails, {lang: text}, or "" if none (shown via i18n.pick)
 
     @property
     def read(self):
@@ -76,6 +78,12 @@ def _reference_call(target, args):
     return fn(*[build_arg(a) for a in args]) if isinstance(args, list) else fn(**{k: build_arg(v) for k, v in args.items()})
 
 
+def _learner_texts(raw):
+    """{field: (where, text)} of the texts of a raw case that a learner reads: its concept, its hint if any."""
+    return {key: (f"case {raw.get('name')!r}: {key}", raw.get(key)) for key in ("concept", "hint")
+            if key == "concept" or key in raw}
+
+
 def _parse_case(step, raw, defaults, side):
     known = {"name", "function", "visibility", "concept", "lesson", "args", "calls", "expect",
              "tolerance", "weight", "hint"}
@@ -95,18 +103,19 @@ def _parse_case(step, raw, defaults, side):
         lessons.parse(raw.get("lesson", step.lesson))  # now, not when a failure message is written
     except ValueError as err:
         raise ValueError(f"case {raw['name']!r}: {err}") from None
+    texts = {key: two_languages(*where_text) for key, where_text in _learner_texts(raw).items()}
     return Case(
         name=raw["name"],
         step=step,
         function=raw["function"],
         visibility=visibility,
-        concept=raw["concept"],
+        concept=texts["concept"],
         lesson=raw.get("lesson", step.lesson),
         calls=tuple(copy.deepcopy(raw["calls"] if "calls" in raw else [raw["args"]])),
         expect=copy.deepcopy(expect),
         tolerance={**DEFAULT_TOLERANCE, **defaults.get("tolerance", {}), **raw.get("tolerance", {})},
         weight=float(raw.get("weight", 1.0)),
-        hint=raw.get("hint", "").strip(),
+        hint={lang: text.strip() for lang, text in texts["hint"].items()} if "hint" in texts else "",
     )
 
 
@@ -162,14 +171,25 @@ def cases_for(step_module=None, visibility=None, function=None):
             and (function is None or c.function == function)]
 
 
+def concepts(cases, but=()):
+    """{lang: the concepts of `cases` in that language, in order, without repeats and without those of
+    the cases `but`}: deduplicated per language, a two-language text whose values are lists (i18n.pick)."""
+    return {lang: [text for text in dict.fromkeys(c.concept[lang] for c in cases)
+                   if text not in {b.concept[lang] for b in but}]
+            for lang in LANGUAGES}
+
+
 def hidden_concepts(step_module):
-    """Concepts only the hidden cases of a step check (in catalogue order, without repeats)."""
-    public = {c.concept for c in cases_for(step_module, "public")}
-    seen = []
-    for c in cases_for(step_module, "hidden"):
-        if c.concept not in public and c.concept not in seen:
-            seen.append(c.concept)
-    return seen
+    """Concepts only the hidden cases of a step check, as `concepts` gives them."""
+    return concepts(cases_for(step_module, "hidden"), but=cases_for(step_module, "public"))
+
+
+def text_gaps():
+    """One line per concept or hint of the case files (public and hidden) missing a language: all of them,
+    where loading stops at the first."""
+    return gaps((f"{path.name}: {where}", text) for step in manifest.steps() for path, _ in _case_files(step)
+                for raw in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
+                for where, text in _learner_texts(raw).values())
 
 
 def case(name):

@@ -11,6 +11,7 @@ wherever learner code may run.
 
 A case here is anything with the attributes `name`, `step.module`, `function`, `returns`, `concept`,
 `read` (where to read, as the learner sees it), `hint`, `tolerance` and `expect` (`attnkit.cases.Case`, or `portable_case` below).
+`concept`, `read` and `hint` may be two-language texts: the messages pick the learner's language (attnkit.i18n).
 """
 import copy
 import re
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
+
+from . import i18n
 
 _PICK = re.compile(r"^\s*(\w+)?\s*(\[.*\])?\s*$")
 _SLICE_PART = re.compile(r"^\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*)?)?$")
@@ -384,7 +387,7 @@ def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     `full_arrays` (public tests only): True adds the whole arrays a verdict shows only a slice of
     (pytest -vv), False says how to see them; None (the grader, the notebook) does neither.
     """
-    lines = [f"{case.step.module}.{case.function} — {case.concept}"]
+    lines = [f"{case.step.module}.{case.function} — {i18n.pick(case.concept)}"]
     for k, kwargs in enumerate(calls):
         prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
@@ -395,8 +398,8 @@ def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     if diagnosis_text:
         lines.append(f"  likely mistake: {diagnosis_text}")
     if case.hint:
-        lines.append(f"  hint: {case.hint}")
-    lines.append(f"  read: {case.read}")
+        lines.append(f"  hint: {i18n.pick(case.hint)}")
+    lines.append(f"  read: {i18n.pick(case.read)}")
     return "\n".join(lines)
 
 
@@ -404,10 +407,10 @@ def exception_note(case, calls, diagnosis_text=""):
     """What a public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
     inputs = " | ".join("; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
                                   for name, value in kwargs.items() if not name.startswith("*")) for kwargs in calls)
-    lines = [f"in the public test {case.name}: {case.concept}", f"inputs: {inputs}"]
+    lines = [f"in the public test {case.name}: {i18n.pick(case.concept)}", f"inputs: {inputs}"]
     if diagnosis_text:
         lines.append(f"likely mistake: {diagnosis_text}")
-    lines.append(f"read: {case.read}")
+    lines.append(f"read: {i18n.pick(case.read)}")
     return "\n".join(lines)
 
 

@@ -2,10 +2,14 @@
 
 Standard library only: the student release ships this file as it is. `steps` are objects with
 `number`, `module`, `filename`, `title`, `track` and `read` (where to read): the kit's manifest steps, or
-the release's stored copy. `hidden` maps a step module to the concepts only its hidden cases check.
+the release's stored copy. `hidden` maps a step module to the concepts only its hidden cases check, as
+{lang: [concept, …]} (attnkit.cases.hidden_concepts). Titles, links and concepts may be two-language
+texts: the ladder picks the learner's language when it is printed.
 """
 import textwrap
 from dataclasses import dataclass
+
+from .i18n import pick
 
 CORE_TRACK = "core"  # manifest.DEFAULT_TRACK: the extension's steps wait until the core is done
 
@@ -52,9 +56,9 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
         lines += ["", "Every test failed with NotImplementedError: no function is written yet, so these failures "
                       f"are expected. Start with step {ran[0].number}, as below."]
     if next_step is not None:
-        lines += ["", f"Next: {exercises_label}/{next_step.filename} — {next_step.title}.",
+        lines += ["", f"Next: {exercises_label}/{next_step.filename} — {pick(next_step.title)}.",
                   f"      First failure: {tallies[next_step.module].first_failure}",
-                  f"      Read {next_step.read}, then run: pytest {exercises_label}/test_{next_step.filename}"]
+                  f"      Read {pick(next_step.read)}, then run: pytest {exercises_label}/test_{next_step.filename}"]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
     if reference:
@@ -65,7 +69,7 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
         lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded "
                       "run adds hidden tests, which also check:"]
     for s in ran:
-        concepts = hidden.get(s.module, ())
+        concepts = pick(hidden[s.module]) if s.module in hidden else ()
         if concepts:
             lines += textwrap.wrap(f"step {s.number}: " + "; ".join(concepts) + ".", width=100,
                                    initial_indent="  ", subsequent_indent="          ")

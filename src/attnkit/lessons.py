@@ -29,3 +29,8 @@ def link(reference, lang=None):
     lesson, anchor = parse(reference)
     lang = check_language(lang or language())
     return f"lessons/{lang}/{lesson}.md" + (f"#{anchor}" if anchor else "")
+
+
+def links(reference):
+    """{lang: link(reference, lang)}: what a release or a notebook stores, to pick from at run time."""
+    return {lang: link(reference, lang) for lang in LANGUAGES}

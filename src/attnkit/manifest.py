@@ -3,6 +3,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import lessons
+from .data_texts import gaps, two_languages
+from .i18n import LANGUAGES
 from .paths import DATA_DIR
 from .yaml_data import read_yaml
 
@@ -17,7 +19,7 @@ class Function:
 class Step:
     number: int
     module: str
-    title: str
+    title: dict  # {lang: text} (shown via i18n.pick)
     lesson: str
     depends_on: tuple
     functions: tuple  # of Function, in manifest order
@@ -27,6 +29,11 @@ class Step:
     def read(self):
         """Where to read, as the learner opens it: "lessons/en/step4_softmax.md"."""
         return lessons.link(self.lesson)
+
+    @property
+    def titles(self):
+        """The title in every language, "English · 中文", for generated files that every learner reads."""
+        return " · ".join(self.title[lang] for lang in LANGUAGES)
 
     @property
     def filename(self):
@@ -70,7 +77,7 @@ def _all_steps():
         Step(
             number=k,
             module=raw["module"],
-            title=raw["title"],
+            title=two_languages(*_title(k, raw)),
             lesson=raw["lesson"],
             depends_on=tuple(raw["depends_on"]),
             functions=tuple(Function(name, tuple(spec["returns"])) for name, spec in raw["functions"].items()),
@@ -78,6 +85,16 @@ def _all_steps():
         )
         for k, raw in enumerate(_load()["steps"], start=1)
     )
+
+
+def _title(number, raw):
+    """(where, text) of a raw step's title, the one text of the manifest a learner reads."""
+    return f"step {number} ({raw.get('module')}): title", raw.get("title")
+
+
+def text_gaps():
+    """One line per step title missing a language: all of them, where loading stops at the first."""
+    return gaps(_title(k, raw) for k, raw in enumerate(_load()["steps"], start=1))
 
 
 def step(module):

@@ -74,7 +74,7 @@ from attnkit.pytest_plugin import pytest_addoption, pytest_configure  # noqa: F4
 
 def public_test_file(step):
     """The text of exercises/test_<step>.py: one test per function of the step."""
-    lines = [f'"""Public tests of step {step.number}: {step.title}.\n',
+    lines = [f'"""Public tests of step {step.number}: {step.titles}\n',
              f"Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)",
              f"The cases are in the kit's catalogue, src/attnkit/data/cases/{step.filename[:-3]}.yaml.",
              '"""', "from attnkit.public import case_test", ""]

@@ -2,7 +2,7 @@
 
 `attnkit release` ships this module as `attnkit_runtime/exercise.py`, beside the kit's portable
 `judge.py`, `loader.py` and `ladder.py` and a `data/` folder written at release time:
-`course.json` (the steps, the concepts the hidden tests check, the known mistakes' texts) and
+`course.json` (the steps, the concepts the hidden tests check, the known mistakes' texts, in every language) and
 `snapshot.npz` (large public inputs and expected values, the known mistakes' outputs on the public
 inputs). It holds no reference code and no mistake implementation: a mistake is named when the
 learner's output matches its stored output, or the learner's error its stored error.
@@ -21,6 +21,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from .i18n import pick
 from .judge import build_arg, evaluate_safely, exception_note, portable_case, run_case, teaching_message
 from .ladder import register
 from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure,
@@ -129,7 +130,7 @@ def failing_dependency(step, folder, error_text=""):
 
 
 def _mistake_text(entry):
-    return f"{entry['code']} — {entry['text']}"
+    return f"{entry['code']} — {pick(entry['text'])}"
 
 
 def diagnosis(case, calls, results):

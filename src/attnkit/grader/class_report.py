@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass
 
 from .. import lessons, mistakes
+from ..i18n import pick
 
 BINS = 10  # score histogram: [0, 10), [10, 20), … [90, 100]
 _BAR = 30  # characters of the longest text bar
@@ -63,7 +64,7 @@ def _ranked_mistakes(grades):
         for code in set(g["diagnoses"]):
             counts[code] = counts.get(code, 0) + 1
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [RankedMistake(code, n, known[code].summary if code in known else "", _lesson(known.get(code)))
+    return [RankedMistake(code, n, pick(known[code].summary) if code in known else "", _lesson(known.get(code)))
             for code, n in ranked]
 
 

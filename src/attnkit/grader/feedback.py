@@ -10,6 +10,7 @@ import html
 import re
 
 from .. import mistakes
+from ..i18n import pick
 from .grade import NOT_WRITTEN
 
 
@@ -17,7 +18,7 @@ def shown_output(test, case, reveal_hidden):
     """The text of a failed test that its student may read; `case` is the catalogue's case of `test`."""
     if test.public or reveal_hidden or not test.output:
         return test.output
-    lines = [f"{case.step.module}.{case.function} — {case.concept} (a hidden test: {test.status})"]
+    lines = [f"{case.step.module}.{case.function} — {pick(case.concept)} (a hidden test: {test.status})"]
     if NOT_WRITTEN in test.output:
         lines.append(f"  step {case.step.number} is {NOT_WRITTEN}.")
     if test.diagnosis:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import judge, mistakes
+from ..i18n import pick
 
 POINTS_SPLIT = ("Each step is graded on its own: its tests run with the reference versions of the earlier "
                 "steps it imports, so a mistake costs points only in the step that made it. A step's points "
@@ -145,7 +146,7 @@ def _result(planned, status, output, code):
 def _not_run(planned, result, problem):
     """(status, output, diagnosis) of a case whose calls did not all come back with a result."""
     case = planned.case
-    where = f"{case.step.module}.{case.function} — {case.concept}"
+    where = f"{case.step.module}.{case.function} — {pick(case.concept)}"
     if problem:
         return "error", f"{where}\n  not graded: {problem}", None
     if result is None:
@@ -171,5 +172,5 @@ def _not_run(planned, result, problem):
 
 
 def _not_written(case, what):
-    return (f"{case.step.module}.{case.function} — {case.concept}\n  step {case.step.number} "
+    return (f"{case.step.module}.{case.function} — {pick(case.concept)}\n  step {case.step.number} "
             f"({case.step.module}.{case.function}) is {NOT_WRITTEN}: {what}.\n  read: {case.read}")

@@ -3,12 +3,15 @@
 `_TEXT` is in diagnosis order: when several mistakes explain the same output, the more specific
 one — the one that changes fewer results, or names the symptom most exactly — comes first.
 `K.T` on a batch, `Q @ K` and `W @ Z` can raise the very same matmul error in attention_head, so
-the first two, the common slips there, come before projection_transposed.
+the first two, the common slips there, come before projection_transposed. Each entry is (code, summary,
+advice, lesson); summary and advice are two-language texts (attnkit.i18n), checked when it loads.
 """
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import lessons
+from ..data_texts import gaps, two_languages
+from ..i18n import LANGUAGES, check_language, language
 from .slips import SLIPS
 
 
@@ -16,132 +19,255 @@ from .slips import SLIPS
 class Mistake:
     code: str  # SPEC code, e.g. "scale_by_d"
     step: str  # the step module where the slip is made, e.g. "step2_scores"
-    summary: str  # one line
-    advice: str  # what to change
+    summary: dict  # one line, {lang: text} (shown via i18n.pick, or `describe`)
+    advice: dict  # what to change, {lang: text}
     lesson: str  # where to read: a lesson reference, e.g. "step2_scores#scale" (attnkit.lessons)
 
 
 _TEXT = (
-    ("batch_transpose", "used .T on a batched array (reverses every axis)",
-     "Transpose only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)); K.T on "
-     "[12, T, 64] gives [64, T, 12].",
+    ("batch_transpose",
+     {"en": "used .T on a batched array (reverses every axis)",
+      "zh": "对批量数组用了 .T（会把所有轴都倒过来）"},
+     {"en": "Transpose only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)); K.T on [12, "
+            "T, 64] gives [64, T, 12].",
+      "zh": "只转置最后两个轴：np.swapaxes(K, -1, -2)（或 K.swapaxes(-1, -2)）；对 [12, T, 64] 用 K.T "
+            "得到的是 [64, T, 12]。"},
      "step2_scores#batched-heads"),
-    ("keys_not_transposed", "multiplied Q K instead of Q Kᵀ",
-     "Each score is a dot product of a query row with a key row: Q @ np.swapaxes(K, -1, -2).",
+    ("keys_not_transposed",
+     {"en": "multiplied Q K instead of Q Kᵀ",
+      "zh": "算的是 Q K 而不是 Q Kᵀ"},
+     {"en": "Each score is a dot product of a query row with a key row: Q @ np.swapaxes(K, -1, -2).",
+      "zh": "每个分数是一个 Query 行和一个 Key 行的点积：Q @ np.swapaxes(K, -1, -2)。"},
      "step2_scores#raw-scores"),
-    ("projection_transposed", "used Wᵀ (or W Z) instead of Z W",
-     "Rows of Z are tokens: multiply Z on the left, Z @ W, with W of shape [D, D_h].",
+    ("projection_transposed",
+     {"en": "used Wᵀ (or W Z) instead of Z W",
+      "zh": "用了 Wᵀ（或 W Z），而不是 Z W"},
+     {"en": "Rows of Z are tokens: multiply Z on the left, Z @ W, with W of shape [D, D_h].",
+      "zh": "Z 的每一行是一个 Token：Z 放在左边相乘，Z @ W，W 的形状是 [D, D_h]。"},
      "step1_projection#orientation-and-bias"),
-    ("bias_missing", "left out the bias",
-     "Add the head's bias to every row: Z @ W + b.",
+    ("bias_missing",
+     {"en": "left out the bias",
+      "zh": "漏掉了偏置"},
+     {"en": "Add the head's bias to every row: Z @ W + b.",
+      "zh": "给每一行加上这个 Head 的偏置：Z @ W + b。"},
      "step1_projection#orientation-and-bias"),
-    ("scores_transposed", "computed K Qᵀ (rows are keys) instead of Q Kᵀ",
-     "Rows of kq are queries (receivers), columns keys (providers): kq = Q @ Kᵀ.",
+    ("scores_transposed",
+     {"en": "computed K Qᵀ (rows are keys) instead of Q Kᵀ",
+      "zh": "算成了 K Qᵀ（行是 Key），而不是 Q Kᵀ"},
+     {"en": "Rows of kq are queries (receivers), columns keys (providers): kq = Q @ Kᵀ.",
+      "zh": "kq 的行是 Query（接收方），列是 Key（提供方）：kq = Q @ Kᵀ。"},
      "step2_scores#raw-scores"),
-    ("scale_missing", "no 1/sqrt(D_h)",
-     "Divide the raw scores by sqrt(D_h) before the mask and softmax (1/8 in GPT-2 Small).",
+    ("scale_missing",
+     {"en": "no 1/sqrt(D_h)",
+      "zh": "没有除以 sqrt(D_h)"},
+     {"en": "Divide the raw scores by sqrt(D_h) before the mask and softmax (1/8 in GPT-2 Small).",
+      "zh": "在掩码和 softmax 之前，把原始分数除以 sqrt(D_h)（GPT-2 Small 中即乘 1/8）。"},
      "step2_scores#scale"),
-    ("scale_by_d", "divided by D_h instead of sqrt(D_h)",
-     "The scale is 1/sqrt(D_h): 1/8 for D_h = 64, not 1/64.",
+    ("scale_by_d",
+     {"en": "divided by D_h instead of sqrt(D_h)",
+      "zh": "除以了 D_h，而不是 sqrt(D_h)"},
+     {"en": "The scale is 1/sqrt(D_h): 1/8 for D_h = 64, not 1/64.",
+      "zh": "缩放系数是 1/sqrt(D_h)：D_h = 64 时是 1/8，不是 1/64。"},
      "step2_scores#scale"),
-    ("scale_by_model_dim", "divided by sqrt(D) (model width) instead of sqrt(D_h)",
-     "Use the head width D_h (Q's last axis, 64), not the width of Z (D = 768).",
+    ("scale_by_model_dim",
+     {"en": "divided by sqrt(D) (model width) instead of sqrt(D_h)",
+      "zh": "除以了 sqrt(D)（模型宽度），而不是 sqrt(D_h)"},
+     {"en": "Use the head width D_h (Q's last axis, 64), not the width of Z (D = 768).",
+      "zh": "用 Head 的宽度 D_h（Q 的最后一个轴，64），而不是 Z 的宽度（D = 768）。"},
      "step2_scores#scale"),
-    ("kq_scaled", "returned the scaled scores as kq",
-     "In the trace kq is the raw Q Kᵀ, as llama.cpp's `kq`; the 1/sqrt(D_h) comes after it.",
+    ("kq_scaled",
+     {"en": "returned the scaled scores as kq",
+      "zh": "把缩放后的分数当作 kq 返回了"},
+     {"en": "In the trace kq is the raw Q Kᵀ, as llama.cpp's `kq`; the 1/sqrt(D_h) comes after it.",
+      "zh": "中间结果里的 kq 是原始的 Q Kᵀ，和 llama.cpp 的 `kq` 一样；1/sqrt(D_h) 在它之后才乘。"},
      "step6_head#trace"),
-    ("mask_top_left", "KV-cache misaligned: top-left instead of bottom-right when T_k > T_q",
-     "Query i sits at absolute position past + i with past = T_k - T_q: it may read keys 0 … past + i.",
+    ("mask_top_left",
+     {"en": "KV-cache misaligned: top-left instead of bottom-right when T_k > T_q",
+      "zh": "KV Cache 对齐错了：T_k > T_q 时对齐在左上角，而不是右下角"},
+     {"en": "Query i sits at absolute position past + i with past = T_k - T_q: it may read keys 0 … past + "
+            "i.",
+      "zh": "Query i 位于绝对位置 past + i，其中 past = T_k - T_q：它可以读 Key 0 … past + i。"},
      "ref_kv_cache#top-left-trap"),
-    ("mask_off_by_one", "each position may also read the next one (causal table shifted by one)",
-     "Query i may read keys 0 … past + i, itself included and nothing after it.",
+    ("mask_off_by_one",
+     {"en": "each position may also read the next one (causal table shifted by one)",
+      "zh": "每个位置还能读下一个位置（因果表错位了一格）"},
+     {"en": "Query i may read keys 0 … past + i, itself included and nothing after it.",
+      "zh": "Query i 可以读 Key 0 … past + i：包括它自己，不包括它之后的任何 Key。"},
      "step3_masks#causal"),
-    ("mask_diagonal_excluded", "a position may not read itself",
-     "The causal table includes its diagonal: key j is visible when j <= past + i.",
+    ("mask_diagonal_excluded",
+     {"en": "a position may not read itself",
+      "zh": "位置读不到自己"},
+     {"en": "The causal table includes its diagonal: key j is visible when j <= past + i.",
+      "zh": "因果表包含对角线：j <= past + i 时 Key j 可见。"},
      "step3_masks#causal"),
-    ("mask_inverted", "visibility polarity flipped: past hidden, future visible",
-     "In this kit True means \"may read\", and M is 0 where visible, -inf where hidden.",
+    ("mask_inverted",
+     {"en": "visibility polarity flipped: past hidden, future visible",
+      "zh": "可见性的含义反了：过去被隐藏，未来反而可见"},
+     {"en": "In this kit True means \"may read\", and M is 0 where visible, -inf where hidden.",
+      "zh": "本套练习中 True 表示“可以读”；M 在可见处为 0，隐藏处为 -inf。"},
      "step3_masks#visibility-table"),
-    ("mask_combined_with_or", "combined tables with OR (De Morgan slip)",
-     "A key is readable only if every table allows it: combine visibility tables with & (AND).",
+    ("mask_combined_with_or",
+     {"en": "combined tables with OR (De Morgan slip)",
+      "zh": "用 OR 合并了几张表（德摩根定律用错了）"},
+     {"en": "A key is readable only if every table allows it: combine visibility tables with & (AND).",
+      "zh": "只有每张表都允许，Key 才能读：用 &（AND）合并可见性表。"},
      "step3_masks#combine"),
-    ("mask_table_dropped", "combined only the first two tables; a further table was left out",
-     "combine_visible takes any number of tables: AND every one of them (loop over visibles, or "
-     "np.logical_and.reduce).",
+    ("mask_table_dropped",
+     {"en": "combined only the first two tables; a further table was left out",
+      "zh": "只合并了前两张表，后面的表被漏掉了"},
+     {"en": "combine_visible takes any number of tables: AND every one of them (loop over visibles, or "
+            "np.logical_and.reduce).",
+      "zh": "combine_visible 接受任意多张表：每一张都要 AND 上（对 visibles 循环，或用 "
+            "np.logical_and.reduce）。"},
      "step3_masks#combine"),
-    ("mask_dtype_missing", "the mask array M is float64: built without the scores' dtype",
-     "A float64 M added to float32 scores makes S, P and O float64. additive_mask must return the dtype "
-     "it is given (.astype(dtype)), and attention must ask for the scores' one: "
-     "additive_mask(visible, dtype=kq.dtype).",
+    ("mask_dtype_missing",
+     {"en": "the mask array M is float64: built without the scores' dtype",
+      "zh": "掩码数组 M 是 float64：构造时没有用分数的 dtype"},
+     {"en": "A float64 M added to float32 scores makes S, P and O float64. additive_mask must return the "
+            "dtype it is given (.astype(dtype)), and attention must ask for the scores' one: "
+            "additive_mask(visible, dtype=kq.dtype).",
+      "zh": "float64 的 M 加到 float32 的分数上，会让 S、P 和 O 都变成 float64。additive_mask "
+            "必须返回传给它的 dtype（.astype(dtype)），attention 调用时也要传分数的 dtype："
+            "additive_mask(visible, dtype=kq.dtype)。"},
      "step3_masks#additive-mask"),
-    ("mask_zero_fill", "masked scores set to 0 (or a masked weight multiplied) instead of -inf",
-     "A hidden key's score must be -inf so that exp gives weight 0; a score of 0 still gets weight.",
+    ("mask_zero_fill",
+     {"en": "masked scores set to 0 (or a masked weight multiplied) instead of -inf",
+      "zh": "被掩码的分数设成了 0（或把被掩码的权重乘成 0），而不是 -inf"},
+     {"en": "A hidden key's score must be -inf so that exp gives weight 0; a score of 0 still gets weight.",
+      "zh": "被隐藏的 Key 的分数必须是 -inf，exp 之后权重才是 0；分数为 0 仍然会分到权重。"},
      "step3_masks#additive-mask"),
-    ("mask_after_softmax", "weights zeroed after softmax without renormalising",
-     "Add M to the scores before softmax, so that the visible weights sum to 1.",
+    ("mask_after_softmax",
+     {"en": "weights zeroed after softmax without renormalising",
+      "zh": "softmax 之后才把权重清零，没有重新归一化"},
+     {"en": "Add M to the scores before softmax, so that the visible weights sum to 1.",
+      "zh": "在 softmax 之前把 M 加到分数上，这样可见的权重加起来才等于 1。"},
      "step4_softmax#masked-keys"),
-    ("torch_mha_polarity", "gave nn.MultiheadAttention the visible table as is",
-     "nn.MultiheadAttention's bool attn_mask is True where attending is NOT allowed: pass ~visible.",
+    ("torch_mha_polarity",
+     {"en": "gave nn.MultiheadAttention the visible table as is",
+      "zh": "把可见性表原样交给了 nn.MultiheadAttention"},
+     {"en": "nn.MultiheadAttention's bool attn_mask is True where attending is NOT allowed: pass ~visible.",
+      "zh": "nn.MultiheadAttention 的布尔 attn_mask 在不允许读的地方为 True：传 ~visible。"},
      "ref_polarity#api-table"),
-    ("torch_sdpa_polarity", "inverted the table for SDPA, which wants True = attend",
-     "scaled_dot_product_attention's bool attn_mask is True where attending is allowed: pass visible "
-     "as is.",
+    ("torch_sdpa_polarity",
+     {"en": "inverted the table for SDPA, which wants True = attend",
+      "zh": "给 SDPA 传了取反的表，而它要的是 True = 可以读"},
+     {"en": "scaled_dot_product_attention's bool attn_mask is True where attending is allowed: pass visible "
+            "as is.",
+      "zh": "scaled_dot_product_attention 的布尔 attn_mask 在允许读的地方为 True：把 visible 原样传进去。"},
      "ref_polarity#api-table"),
-    ("hf_padding_polarity", "read a Hugging Face 1/0 mask backwards",
-     "In a Hugging Face attention_mask 1 is a real token and 0 is padding; key_padding_mask wants "
-     "True on the padding.",
+    ("hf_padding_polarity",
+     {"en": "read a Hugging Face 1/0 mask backwards",
+      "zh": "把 Hugging Face 的 1/0 掩码读反了"},
+     {"en": "In a Hugging Face attention_mask 1 is a real token and 0 is padding; key_padding_mask wants "
+            "True on the padding.",
+      "zh": "Hugging Face 的 attention_mask 中 1 是真实 Token，0 是填充；key_padding_mask 要在填充处为 "
+            "True。"},
      "ref_padding#hf-polarity"),
-    ("fully_masked_nan", "a row with no visible key gives NaN instead of zeros",
-     "When a whole row is -inf, its max is -inf and -inf - (-inf) is NaN: give that row all zeros.",
+    ("fully_masked_nan",
+     {"en": "a row with no visible key gives NaN instead of zeros",
+      "zh": "没有可见 Key 的行得到 NaN，而不是全 0"},
+     {"en": "When a whole row is -inf, its max is -inf and -inf - (-inf) is NaN: give that row all zeros.",
+      "zh": "整行都是 -inf 时，最大值是 -inf，而 -inf - (-inf) 是 NaN：让这一行全为 0。"},
      "ref_fully_masked#kit-policy"),
-    ("softmax_unstable", "no max subtraction: overflow or NaN for large scores",
-     "Subtract each row's largest finite score before exp; softmax is unchanged by the shift.",
+    ("softmax_unstable",
+     {"en": "no max subtraction: overflow or NaN for large scores",
+      "zh": "没有减去最大值：分数很大时会溢出或得到 NaN"},
+     {"en": "Subtract each row's largest finite score before exp; softmax is unchanged by the shift.",
+      "zh": "exp 之前先减去每一行最大的有限分数；这样平移不改变 softmax 的结果。"},
      "step4_softmax#stability"),
-    ("softmax_wrong_axis", "normalised over queries instead of keys",
-     "Each query's row of keys must sum to 1: sum over axis=-1 with keepdims=True.",
+    ("softmax_wrong_axis",
+     {"en": "normalised over queries instead of keys",
+      "zh": "沿 Query 归一化了，而不是沿 Key"},
+     {"en": "Each query's row of keys must sum to 1: sum over axis=-1 with keepdims=True.",
+      "zh": "每个 Query 的那一行 Key 要加起来等于 1：沿 axis=-1 求和，并用 keepdims=True。"},
      "step4_softmax#row-softmax"),
-    ("weights_transposed", "used Pᵀ V",
-     "O = P V: row i of O mixes the values with query i's row of weights.",
+    ("weights_transposed",
+     {"en": "used Pᵀ V",
+      "zh": "用了 Pᵀ V"},
+     {"en": "O = P V: row i of O mixes the values with query i's row of weights.",
+      "zh": "O = P V：O 的第 i 行用 Query i 那一行的权重混合各个 Value。"},
      "step5_values#values-not-keys"),
-    ("weights_on_keys", "summed keys (P K) instead of values",
-     "Keys only decide the weights; the output mixes the values: O = P V.",
+    ("weights_on_keys",
+     {"en": "summed keys (P K) instead of values",
+      "zh": "加权求和的是 Key（P K），而不是 Value"},
+     {"en": "Keys only decide the weights; the output mixes the values: O = P V.",
+      "zh": "Key 只决定权重；输出混合的是 Value：O = P V。"},
      "step5_values#values-not-keys"),
-    ("qkv_order_swapped", "took Q, K, V from the fused c_attn output in the wrong order",
-     "The fused output [T, 3D] is [Q | K | V]: Q = columns 0 … D-1, K = D … 2D-1, V = 2D … 3D-1.",
+    ("qkv_order_swapped",
+     {"en": "took Q, K, V from the fused c_attn output in the wrong order",
+      "zh": "从融合的 c_attn 输出里取 Q、K、V 的顺序错了"},
+     {"en": "The fused output [T, 3D] is [Q | K | V]: Q = columns 0 … D-1, K = D … 2D-1, V = 2D … 3D-1.",
+      "zh": "融合输出 [T, 3D] 是 [Q | K | V]：Q = 第 0 … D-1 列，K = D … 2D-1，V = 2D … 3D-1。"},
      "step7_layer#fused-weights"),
-    ("heads_split_without_transpose", "split the heads with reshape(n_head, T, D_h), without the transpose",
-     "Reshape to [T, n_head, D_h] first, then swap the first two axes: head h is columns h*D_h … "
-     "(h+1)*D_h - 1 of every token.",
+    ("heads_split_without_transpose",
+     {"en": "split the heads with reshape(n_head, T, D_h), without the transpose",
+      "zh": "拆 Head 时直接 reshape(n_head, T, D_h)，没有转置"},
+     {"en": "Reshape to [T, n_head, D_h] first, then swap the first two axes: head h is columns h*D_h … "
+            "(h+1)*D_h - 1 of every token.",
+      "zh": "先 reshape 成 [T, n_head, D_h]，再交换前两个轴：Head h 是每个 Token 的第 h*D_h … (h+1)*D_h - 1 "
+            "列。"},
      "step7_layer#split-heads"),
-    ("heads_merged_wrong_order", "merged the heads with a plain reshape, gluing rows of different tokens",
-     "Swap the head and token axes back to [T, n_head, D_h] before reshaping to [T, D].",
+    ("heads_merged_wrong_order",
+     {"en": "merged the heads with a plain reshape, gluing rows of different tokens",
+      "zh": "合并 Head 时直接 reshape，把不同 Token 的行拼在了一起"},
+     {"en": "Swap the head and token axes back to [T, n_head, D_h] before reshaping to [T, D].",
+      "zh": "先把 Head 轴和 Token 轴换回 [T, n_head, D_h]，再 reshape 成 [T, D]。"},
      "step7_layer#merge-heads"),
-    ("proj_bias_missing", "left out the output projection's bias c_proj_bias",
-     "The layer's output is merged @ c_proj_weight + c_proj_bias.",
+    ("proj_bias_missing",
+     {"en": "left out the output projection's bias c_proj_bias",
+      "zh": "漏掉了输出投影的偏置 c_proj_bias"},
+     {"en": "The layer's output is merged @ c_proj_weight + c_proj_bias.",
+      "zh": "整层的输出是 merged @ c_proj_weight + c_proj_bias。"},
      "step7_layer#merge-heads"),
-    ("cache_appended_after_attending", "attended to the cache before appending the new keys and values",
-     "Append K_new and V_new to the cache first, then attend: each new token must read itself.",
+    ("cache_appended_after_attending",
+     {"en": "attended to the cache before appending the new keys and values",
+      "zh": "先算了 Attention，之后才把新的 Key 和 Value 追加到缓存"},
+     {"en": "Append K_new and V_new to the cache first, then attend: each new token must read itself.",
+      "zh": "先把 K_new 和 V_new 追加到缓存，再算 Attention：每个新 Token 都必须能读到自己。"},
      "step8_kv_cache#cache"),
-    ("positions_restarted", "numbered the new tokens from 0 instead of from the cache's length",
-     "New token i sits at absolute position n_past + i.",
+    ("positions_restarted",
+     {"en": "numbered the new tokens from 0 instead of from the cache's length",
+      "zh": "新 Token 的位置从 0 编号，而不是从缓存的长度开始"},
+     {"en": "New token i sits at absolute position n_past + i.",
+      "zh": "第 i 个新 Token 位于绝对位置 n_past + i。"},
      "step8_kv_cache#positions"),
-    ("ggml_ne_not_reversed", "read GGML's ne slowest-first, as if it were a NumPy shape",
-     "ne lists sizes fastest first: the NumPy shape is ne reversed, buffer.reshape(ne[::-1]) "
-     "(and a NumPy shape becomes ne by reversing it).",
+    ("ggml_ne_not_reversed",
+     {"en": "read GGML's ne slowest-first, as if it were a NumPy shape",
+      "zh": "把 GGML 的 ne 按从慢到快读了，当成了 NumPy 的形状"},
+     {"en": "ne lists sizes fastest first: the NumPy shape is ne reversed, buffer.reshape(ne[::-1]) (and a "
+            "NumPy shape becomes ne by reversing it).",
+      "zh": "ne 按从快到慢列出尺寸：NumPy 形状是 ne 反过来，buffer.reshape(ne[::-1])（NumPy "
+            "形状反过来也就是 ne）。"},
      "step9_ggml_layout#ne-order"),
-    ("ggml_heads_tokens_swapped", "heads and tokens (queries) axes swapped when reading a dump",
-     "Qcur is {D_h, n_head, T, 1}: heads inside tokens, so swap them to get [n_head, T, D_h]; kq is "
-     "{n_kv, T_q, n_head, 1}: already heads outside queries, nothing to swap.",
+    ("ggml_heads_tokens_swapped",
+     {"en": "heads and tokens (queries) axes swapped when reading a dump",
+      "zh": "读导出数据时把 Head 轴和 Token（Query）轴弄反了"},
+     {"en": "Qcur is {D_h, n_head, T, 1}: heads inside tokens, so swap them to get [n_head, T, D_h]; kq is "
+            "{n_kv, T_q, n_head, 1}: already heads outside queries, nothing to swap.",
+      "zh": "Qcur 是 {D_h, n_head, T, 1}：Head 在 Token 里面，所以要交换它们才得到 [n_head, T, D_h]；kq 是 "
+            "{n_kv, T_q, n_head, 1}：本来就是 Head 在 Query 外面，不用交换。"},
      "step9_ggml_layout#qkv"),
-    ("kq_padding_kept", "kept the padded key slots of a kq dump",
-     "The cache view has n_kv slots (256 in the lesson) but only the first T_k hold keys: keep "
-     "scores[..., :n_keys].",
+    ("kq_padding_kept",
+     {"en": "kept the padded key slots of a kq dump",
+      "zh": "保留了 kq 导出数据中的填充 Key 槽位"},
+     {"en": "The cache view has n_kv slots (256 in the lesson) but only the first T_k hold keys: keep "
+            "scores[..., :n_keys].",
+      "zh": "缓存视图有 n_kv 个槽位（课程里是 256），但只有前 T_k 个放着 Key：保留 scores[..., :n_keys]。"},
      "step9_ggml_layout#kq-padding"),
-    ("kq_padding_wrong_end", "dropped the padding from the wrong end (kept the last T_k slots)",
-     "The keys fill slots 0 … T_k - 1 and the padding comes after them: keep scores[..., :n_keys], "
-     "not scores[..., -n_keys:].",
+    ("kq_padding_wrong_end",
+     {"en": "dropped the padding from the wrong end (kept the last T_k slots)",
+      "zh": "从错误的一端去掉了填充（保留了最后 T_k 个槽位）"},
+     {"en": "The keys fill slots 0 … T_k - 1 and the padding comes after them: keep scores[..., :n_keys], "
+            "not scores[..., -n_keys:].",
+      "zh": "Key 占槽位 0 … T_k - 1，填充在它们后面：保留 scores[..., :n_keys]，而不是 scores[..., "
+            "-n_keys:]。"},
      "step9_ggml_layout#kq-padding"),
 )
+
+
+def _learner_texts(code, summary, advice):
+    """[(where, text)] of a mistake's texts that a learner reads."""
+    return [(f"mistake {code!r}: summary", summary), (f"mistake {code!r}: advice", advice)]
 
 
 @lru_cache(maxsize=None)
@@ -149,8 +275,16 @@ def _catalogue():
     if {code for code, *_ in _TEXT} != set(SLIPS):
         raise ValueError("every catalogued mistake needs slips and text: "
                          f"{sorted({code for code, *_ in _TEXT} ^ set(SLIPS))}")
-    return {code: Mistake(code, SLIPS[code][0].module, summary, advice, lesson)
+    return {code: Mistake(code, SLIPS[code][0].module,
+                          *(two_languages(*where_text) for where_text in _learner_texts(code, summary, advice)),
+                          lesson)
             for code, summary, advice, lesson in _TEXT}
+
+
+def text_gaps():
+    """One line per summary or advice of the catalogue missing a language: all of them, where loading
+    stops at the first."""
+    return gaps(pair for code, summary, advice, _ in _TEXT for pair in _learner_texts(code, summary, advice))
 
 
 def catalogue():
@@ -158,8 +292,17 @@ def catalogue():
     return dict(_catalogue())
 
 
+_DESCRIPTION = {"en": "{summary}. {advice} Read: {link}.", "zh": "{summary}。{advice}阅读：{link}。"}
+
+
 def describe(code, lang=None):
-    """"<summary>. <advice> Read: <lesson path>.", the text shown next to a failing test (`lang` as
-    in `lessons.link`)."""
-    mistake = _catalogue()[code]
-    return f"{mistake.summary}. {mistake.advice} Read: {lessons.link(mistake.lesson, lang)}."
+    """"<summary>. <advice> Read: <lesson path>.", the text shown next to a failing test, in `lang`
+    (default: the learner's, `i18n.language()`)."""
+    mistake, lang = _catalogue()[code], check_language(lang or language())
+    return _DESCRIPTION[lang].format(summary=mistake.summary[lang], advice=mistake.advice[lang],
+                                     link=lessons.link(mistake.lesson, lang))
+
+
+def descriptions(code):
+    """{lang: describe(code, lang)}: what a release or a notebook stores, to pick from at run time."""
+    return {lang: describe(code, lang) for lang in LANGUAGES}

@@ -3,11 +3,13 @@
 The core (`attnkit.judge`, standard library and numpy only) is embedded whole, so the notebook's
 messages and verdicts are the kit's. It runs in a module namespace of its own (`_ak`), so a
 learner's helper called `show` or `pick` cannot break the checks, nor the checks the learner's code.
+`attnkit.i18n` is embedded as a module of its own, `_ak.i18n`, as the core refers to it (`i18n.pick`):
+the learner's language is chosen when the checks run.
 """
 import ast
 import inspect
 
-from .. import judge
+from .. import i18n, judge
 from . import runtime
 
 MODULE_NAME = "attnkit_notebook_checks"
@@ -23,15 +25,15 @@ def _without_package_imports(source):
 
 
 def module_source():
-    """attnkit.judge, then runtime.py without its package import."""
-    return (f"# --- {judge.__name__} ---\n{inspect.getsource(judge).rstrip()}\n\n\n"
+    """attnkit.judge, then runtime.py, without their package imports (`i18n` is `_ak.i18n`)."""
+    return (f"# --- {judge.__name__} ---\n{_without_package_imports(inspect.getsource(judge)).rstrip()}\n\n\n"
             f"# --- {runtime.__name__} ---\n{_without_package_imports(inspect.getsource(runtime))}\n")
 
 
 def cell_source():
-    """The locked cell: runs module_source() as module `_ak`."""
-    source = module_source()
-    if "'''" in source:
+    """The locked cell: runs attnkit.i18n as module `_ak.i18n`, then module_source() as module `_ak`."""
+    source, i18n_source = module_source(), inspect.getsource(i18n)
+    if "'''" in source + i18n_source:
         raise RuntimeError("the checks code contains ''' and cannot be quoted in the notebook cell")
     return (
         "# Provided, do not edit: the checking code of the test cells (attnkit's own judging code, run as\n"
@@ -40,6 +42,8 @@ def cell_source():
         "import types as _types\n\n"
         f"_ak = _types.ModuleType({MODULE_NAME!r})\n"
         f"_sys.modules[{MODULE_NAME!r}] = _ak\n"
+        f"_ak.i18n = _types.ModuleType({MODULE_NAME + '.i18n'!r})\n"
+        f"exec(compile(r'''{i18n_source}''', {MODULE_NAME + '.i18n'!r}, 'exec'), _ak.i18n.__dict__)\n"
         f"exec(compile(r'''{source}''', {MODULE_NAME!r}, 'exec'), _ak.__dict__)\n"
         "del _sys, _types"
     )

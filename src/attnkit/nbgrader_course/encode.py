@@ -40,8 +40,8 @@ def known_mistakes(case, calls, expected, forms):
     The notebook names the first one whose results the learner's match (`runtime.StepChecks`), as
     `attnkit.mistakes.diagnose` does for the public tests and the grader.
     """
-    return [{"code": code, "text": mistakes.describe(code, "en"), "error": list(outcome.error)} if outcome.error
-            else {"code": code, "text": mistakes.describe(code, "en"),
+    return [{"code": code, "text": mistakes.descriptions(code), "error": list(outcome.error)} if outcome.error
+            else {"code": code, "text": mistakes.descriptions(code),
                   "outputs": [{p: encode_array(v) for p, v in r.items()} for r in outcome.outputs]}
             for code, outcome in mistakes.failing(case, calls, expected, forms)]
 
@@ -59,7 +59,7 @@ def encode_case(case, small=False):
         "name": case.name,
         "function": case.function,
         "concept": case.concept,
-        "read": lessons.link(case.lesson, "en"),
+        "read": lessons.links(case.lesson),
         "returns": list(case.returns),
         "tolerance": case.tolerance,
         "calls": [{arg: _encode_arg(arg, s) for arg, s in call.items()} for call in case.calls],

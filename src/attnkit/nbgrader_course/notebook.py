@@ -17,7 +17,7 @@ import ast
 import re
 
 from .. import manifest, rubric, stubs
-from ..cases import cases_for
+from ..cases import cases_for, concepts
 from ..paths import SOLUTIONS_DIR
 from . import embed, encode, texts
 
@@ -61,11 +61,11 @@ def earlier_steps_source(track, solutions_dir=SOLUTIONS_DIR):
 def test_source(step, points, digest, assignment=ASSIGNMENT):
     public = cases_for(step.module, "public")
     hidden = cases_for(step.module, "hidden")
-    concepts = list(dict.fromkeys(c.concept for c in hidden))
+    hidden_texts = concepts(hidden)
     lines = [
         f"# Tests of step {step.number}: {points:g} points, all or nothing. The public checks below are the",
         f"# cases of exercises/test_{step.module}.py; at grading, hidden checks run here too.",
-        f"_checks = _ak.StepChecks({step.module!r}, globals(), points={points:g}, hidden_concepts={encode.py_literal(concepts)})",
+        f"_checks = _ak.StepChecks({step.module!r}, globals(), points={points:g}, hidden_concepts={encode.py_literal(hidden_texts)})",
         *(encode.case_call(encode.encode_case(c, small=True)) for c in public),
     ]
     if hidden:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import i18n
 from ..judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
@@ -71,11 +72,11 @@ def find_hidden(assignment, digest, start=None):
 class StepChecks:
     """The checks of one step's test cell."""
 
-    def __init__(self, module, namespace, points, hidden_concepts=()):
+    def __init__(self, module, namespace, points, hidden_concepts=None):
         self.module = module
         self.namespace = namespace
         self.points = points
-        self.hidden_concepts = list(hidden_concepts)
+        self.hidden_concepts = hidden_concepts  # {lang: [concept, …]} (attnkit.cases.concepts), or None
         self.counts = {"public": [0, 0], "hidden": [0, 0]}  # [passed, run]
         self.failures = []  # (visibility, text)
         self.not_written = []  # NotImplementedError messages, once each
@@ -108,13 +109,13 @@ class StepChecks:
             return None
         except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
             name, text = type(err).__name__, str(err)
-            diagnosis = next((m["text"] for m in spec["mistakes"] if "error" in m and m["error"][0] == name
+            diagnosis = next((i18n.pick(m["text"]) for m in spec["mistakes"] if "error" in m and m["error"][0] == name
                               and m["error"][1] and m["error"][1] in text), "")
             return Verdict(False, "exception", f"raised {name}: {text}"), diagnosis
         if verdict.passed or results is None:
             return verdict, ""
         with np.errstate(all="ignore"):
-            diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
+            diagnosis = next((i18n.pick(m["text"]) for m in spec["mistakes"] if "outputs" in m
                               and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
         return verdict, diagnosis
 
@@ -130,8 +131,9 @@ class StepChecks:
         lines = [f"{self.module}: {public_ok} of {public_run} public checks passed"
                  + (f", {hidden_ok} of {hidden_run} hidden checks passed" if hidden_run else "")]
         failed = public_run + hidden_run - public_ok - hidden_ok
-        if not failed and not hidden_run and self.hidden_concepts:
-            lines.append("The hidden tests run at grading also check: " + "; ".join(self.hidden_concepts) + ".")
+        concepts = i18n.pick(self.hidden_concepts) if self.hidden_concepts else []
+        if not failed and not hidden_run and concepts:
+            lines.append("The hidden tests run at grading also check: " + "; ".join(concepts) + ".")
         own = sorted(self.not_written, key=lambda text: f"({self.module}." not in text)  # this step's first
         for text in own:
             lines.append(f"\nnot written yet: {text}")

@@ -108,5 +108,5 @@ each row to get `[n_head, T_q, T_k]`.""",
 
 
 def step_markdown(step, points):
-    return (f"## Step {step.number}: {step.title}\n\n{STEPS[step.module]}\n\n"
+    return (f"## Step {step.number}: {step.titles}\n\n{STEPS[step.module]}\n\n"
             f"Read: {lessons.link(step.lesson, 'en')}. The test cell below is worth **{points:g} points** (all or nothing).")

@@ -89,7 +89,7 @@ def _param(fields, calls, expected, module):
 def test_file(step, cases, runtime):
     """exercises/test_<step>.py: every public case as a pytest.param, one test per function."""
     header = textwrap.dedent(f'''\
-        """Public tests of step {step.number}: {step.title}.
+        """Public tests of step {step.number}: {step.titles}
 
         Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)
         Each case: `case(...)` says what it checks and where to read; then the arguments of each call;
