@@ -1,6 +1,7 @@
 """`attnkit check`: run the public tests on your exercises/ and show the progress ladder."""
 import pytest
 
+from .cli import add_lang_option
 from .paths import EXERCISES_DIR
 from .public import SOLUTIONS_OPTION
 
@@ -10,6 +11,7 @@ def register(sub):
     p.add_argument("step", nargs="?", help="only this step, e.g. 4 or step4_softmax")
     p.add_argument(SOLUTIONS_OPTION, action="store_true", help="check the reference solutions/ instead")
     p.add_argument("-v", "--verbose", action="store_true", help="show each failure in full, not one line each")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 

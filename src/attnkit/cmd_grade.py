@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from . import manifest
+from .cli import add_lang_option
 
 
 def register(sub):
@@ -44,6 +45,7 @@ def register(sub):
                    help="grade even where learner code cannot be isolated (not root, no CAP_SYS_ADMIN, no "
                         "unshare): it could then read the hidden cases and solutions")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    add_lang_option(p, "the learner's feedback (--feedback, --gradescope output, the tests' messages)")
     p.set_defaults(func=run)
 
 

@@ -4,6 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .cli import add_lang_option
 from .paths import EXERCISES_DIR
 from .show_frames import PRESETS, Frame, NoReference, render
 from .show_mine import LearnerError, UsageError, show_mine
@@ -31,6 +32,7 @@ def register(sub):
     p.add_argument("--mine", nargs=argparse.REMAINDER, metavar="FUNCTION ARG",
                    help="call your FUNCTION from exercises/ with these arguments and show it beside the expected result")
     p.add_argument("--folder", default=str(EXERCISES_DIR), help="where your step files are (default: exercises/)")
+    add_lang_option(p, "the labels and notes")
     p.set_defaults(func=run, usage=p.error)
 
 

@@ -29,3 +29,9 @@ def link(reference, lang=None):
     lesson, anchor = parse(reference)
     lang = check_language(lang or language())
     return f"lessons/{lang}/{lesson}.md" + (f"#{anchor}" if anchor else "")
+
+
+def links(reference):
+    """`reference` as a two-language text {"en": link in English, "zh": …}: what a copy that picks the
+    language when it runs (the release) stores."""
+    return {lang: link(reference, lang) for lang in LANGUAGES}

@@ -12,6 +12,7 @@ import pytest
 from . import checks, judge
 from .cases import cases_for
 from .loader import StepLoader, StepLoadError, TimeLimitExceeded, load_failure, load_step, time_limit
+from .messages import say
 from .paths import SOLUTIONS_DIR
 from .student_runtime import hide_kit_frame
 
@@ -58,8 +59,7 @@ def check_case(case, folder, full_arrays=False):
         pytest.fail(failure, pytrace=False)
     fn = getattr(module, case.function, None)
     if not callable(fn):
-        pytest.fail(f"{case.step.filename} has no function {case.function}(): keep the name and signature "
-                    "of the stub", pytrace=False)
+        pytest.fail(say("load.no_function", file=case.step.filename, function=case.function), pytrace=False)
     calls = case.build_calls()
     try:
         with time_limit(f"{case.step.module}.{case.function}()"):

@@ -67,7 +67,7 @@ def strip_solutions(source, step):
     return rewrite_solution_blocks(source, step.filename, stub)
 
 
-CONFTEST = '''"""pytest setup for the public tests: the --solutions switch and the progress ladder."""
+CONFTEST = '''"""pytest setup for the public tests: the --solutions switch, --lang and the progress ladder."""
 from attnkit.pytest_plugin import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
 

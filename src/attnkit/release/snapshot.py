@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import checks, judge, lessons, manifest, mistakes
 from ..cases import hidden_concepts
+from ..i18n import LANGUAGES
 
 INLINE = 64  # arrays up to this many values are written into the test files; larger ones are stored
-LANGUAGE = "en"  # of the lesson links written into the release (lessons/zh/ has the same files and anchors)
 
 
 class Snapshot:
@@ -68,7 +68,7 @@ def public_case(case, snapshot):
     calls = case.build_calls()
     expected, forms = checks.expected_outputs(case, calls), checks.expected_forms(case, calls)
     fields = {"name": case.name, "function": case.function, "returns": list(case.returns), "concept": case.concept,
-              "read": lessons.link(case.lesson, LANGUAGE), "tolerance": case.tolerance}
+              "read": lessons.links(case.lesson), "tolerance": case.tolerance}
     if case.hint:
         fields["hint"] = case.hint
     if expected is None:  # a property: the rule is in `expect`, the reference's result forms in `forms`
@@ -80,7 +80,7 @@ def public_case(case, snapshot):
         for k, out in enumerate(expected)) + "]"
     stored_mistakes = []
     for j, (code, outcome) in enumerate(mistakes.failing(case, calls, expected, forms)):
-        entry = {"code": code, "text": mistakes.describe(code, LANGUAGE)}
+        entry = {"code": code, "text": {lang: mistakes.describe(code, lang) for lang in LANGUAGES}}
         if outcome.error:
             entry["error"] = list(outcome.error)
         else:
@@ -113,7 +113,7 @@ def course_data(mistakes_by_case):
     return {
         "provided": list(manifest.provided_modules()),
         "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track,
-                   "read": lessons.link(s.lesson, LANGUAGE),
+                   "read": lessons.links(s.lesson),
                    "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
                   for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
