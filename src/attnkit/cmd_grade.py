@@ -60,7 +60,7 @@ def run(args):
     from .cases import public_only_notice
     from .grader import batch, class_report, feedback, report_csv, report_gradescope, report_text, students
     from .grader.atomic import write_text
-    from .grader.grade import POINTS_SPLIT
+    from .grader.grade import points_split
     from .grader.journal import Journal
     from .grader.plan import Plan
     from .grader.runners import SandboxRunner
@@ -138,7 +138,7 @@ def run(args):
 
     try:
         if not args.json:
-            print(f"isolation: {isolation}\n{POINTS_SPLIT}\n")
+            print(f"isolation: {isolation}\n{points_split()}\n")
         runner = SandboxRunner(limits, args.allow_no_barrier)
         _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:

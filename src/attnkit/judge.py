@@ -392,13 +392,18 @@ def warning_verdict(function, warned):
     return Verdict(False, "warning", say("verdict.warning", function=function, warning=warned[0], more=more))
 
 
+def title(case):
+    """The first line of every message about `case`: its function and what it checks."""
+    return f"{case.step.module}.{case.function} — {in_language(case.concept)}"
+
+
 def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     """The text a learner sees when `case` fails.
 
     `full_arrays` (public tests only): True adds the whole arrays a verdict shows only a slice of
     (pytest -vv), False says how to see them; None (the grader, the notebook) does neither.
     """
-    lines = [f"{case.step.module}.{case.function} — {in_language(case.concept)}"]
+    lines = [title(case)]
     for k, kwargs in enumerate(calls):
         prefix = say("teach.input") if len(calls) == 1 else say("teach.input_of_call", call=k + 1)
         lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]

@@ -219,7 +219,6 @@ MESSAGES = {
         "zh": "请给出 FUNCTION ARG…，例如 attnkit-show causal_visible 2 5（在包含 exercises/ 的文件夹里运行）；"
               "FUNCTION 可选：{names}"},
     "show.visible_title": {"en": "visible (True = may read)", "zh": "visible（True = 可以读）"},
-    "show.mask_title": {"en": "M = additive_mask(visible)", "zh": "M = additive_mask(visible)"},
     "show.equal_scores": {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
         "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},
@@ -228,6 +227,46 @@ MESSAGES = {
         "en": "{folder} is not in this copy of the kit: the expected tables cannot be computed here "
               "(compare with the lesson's tables)",
         "zh": "这份练习里没有 {folder}：无法在这里算出应有的表（请对照课程里的表）"},
+    # --- the grader's feedback to a student (grader/grade.py, feedback.py, report_gradescope.py) ---
+    "grade.not_graded": {"en": "not graded: {problem}", "zh": "未评分：{problem}"},
+    "grade.no_result": {"en": "the grader got no result for this call", "zh": "评分程序没有收到这次调用的结果"},
+    "grade.not_run": {
+        "en": "{error}: make the calls that timed out finish first",
+        "zh": "{error}：请先让超时的调用能按时结束"},
+    "grade.timeout": {
+        "en": "stopped: {error} (an endless loop, or far more work than the inputs need?)",
+        "zh": "被停止：{error}（死循环，或者做了远超输入所需的计算？）"},
+    "grade.crashed": {
+        "en": "the process running your code died before returning (sys.exit/os._exit, a crash, or too much "
+              "memory): {error}",
+        "zh": "运行你代码的进程在返回之前就终止了（sys.exit/os._exit、崩溃，或内存用得太多）：{error}"},
+    "grade.load_error": {"en": "your file could not be loaded: {error}", "zh": "你的文件无法加载：{error}"},
+    "grade.not_written_mark": {"en": "not written yet", "zh": "还没有写"},
+    "grade.not_written": {
+        "en": "step {step} ({name}) is {mark}: {what}.",
+        "zh": "第 {step} 步（{name}）{mark}：{what}。"},
+    "grade.file_missing": {"en": "{file} is missing", "zh": "缺少 {file}"},
+    "grade.replace_raise": {
+        "en": "replace the `raise NotImplementedError` with your code",
+        "zh": "把 `raise NotImplementedError` 换成你的代码"},
+    "grade.points_split": {
+        "en": "Each step is graded on its own: its tests run with the reference versions of the earlier steps it "
+              "imports, so a mistake costs points only in the step that made it. A step's points are shared by "
+              "its tests (public and hidden) in proportion to their weights.",
+        "zh": "每一步单独评分：它的测试使用它所导入的前面各步的参考版本，所以一个错误只在犯错的那一步扣分。"
+              "一步的分数按权重分给它的各个测试（公开的和隐藏的）。"},
+    "feedback.hidden_test": {"en": "hidden test", "zh": "隐藏测试"},
+    "feedback.hidden_title": {"en": "{title} (a hidden test: {status})", "zh": "{title}（隐藏测试：{status}）"},
+    "feedback.step_not_written": {"en": "step {step} is {mark}.", "zh": "第 {step} 步{mark}。"},
+    "feedback.title": {"en": "Feedback for {who}: {score} / {max}", "zh": "{who} 的反馈：{score} / {max}"},
+    "feedback.column_step": {"en": "step", "zh": "步骤"},
+    "feedback.column_points": {"en": "points", "zh": "得分"},
+    "feedback.column_failed": {"en": "tests not passed", "zh": "未通过的测试"},
+    "gradescope.score": {"en": "Score {score} / {max}. {split}", "zh": "得分 {score} / {max}。{split}"},
+    "gradescope.isolation": {"en": "Isolation: {isolation}", "zh": "隔离方式：{isolation}"},
+    "gradescope.mistakes": {"en": "Likely mistakes: {codes}", "zh": "可能的错误：{codes}"},
+    "gradescope.printed": {"en": "Your code printed:", "zh": "你的代码打印了："},
+    "gradescope.stderr": {"en": "Your code wrote to stderr:", "zh": "你的代码向 stderr 写了："},
 }
 
 

@@ -207,15 +207,14 @@ def show_main(argv=None):
     folder = Path.cwd() / "exercises"
     try:
         if not argv or argv[0] not in functions:
-            raise UsageError("give FUNCTION ARG…, e.g. attnkit-show causal_visible 2 5 (run it in the folder "
-                             f"that holds exercises/); FUNCTION is one of: {', '.join(functions)}")
+            raise UsageError(say("show.usage_release", names=", ".join(functions)))
         step, returns = functions[argv[0]]
         try:
             fn = getattr(_module(step.module, folder), argv[0], None)
         except StepLoadError as err:
             raise LearnerError(str(err)) from None
         if not callable(fn):
-            raise LearnerError(f"{folder / step.filename} has no function {argv[0]}(): keep the stub's name")
+            raise LearnerError(say("load.no_function", file=folder / step.filename, function=argv[0]))
         call, _, parts = run_learner(fn, argv[0], argv[1:], returns, folder / step.filename)
     except (UsageError, LearnerError) as err:
         print(f"attnkit-show: {err}", file=sys.stderr)
