@@ -406,7 +406,7 @@ def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     lines = [title(case)]
     for k, kwargs in enumerate(calls):
         prefix = say("teach.input") if len(calls) == 1 else say("teach.input_of_call", call=k + 1)
-        lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
+        lines += ["  " + say("teach.labelled", label=prefix, text=line) for line in describe_inputs(kwargs)]
     lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
     if verdict.detail and full_arrays is not None:
         lines += ["  " + line for line in verdict.detail.split("\n")] if full_arrays else \

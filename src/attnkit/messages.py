@@ -81,6 +81,7 @@ MESSAGES = {
         "zh": "无法比较这个结果（{error}）；实际得到 {shapes}"},
     "teach.input": {"en": "input", "zh": "输入"},
     "teach.input_of_call": {"en": "input of call {call}", "zh": "第 {call} 次调用的输入"},
+    "teach.labelled": {"en": "{label}: {text}", "zh": "{label}：{text}"},
     "teach.input_shape": {"en": "{name}: shape {shape}, {dtype}", "zh": "{name}：形状 {shape}，{dtype}"},
     "teach.whole_arrays": {"en": "(pytest -vv shows the whole arrays)", "zh": "（pytest -vv 会显示完整数组）"},
     "teach.likely_mistake": {"en": "likely mistake: {text}", "zh": "可能的错误：{text}"},
