@@ -1,10 +1,12 @@
 """Every learner-facing message the code words exists in English and Chinese, with the same placeholders,
 and a learner who asks for Chinese (ATTNKIT_LANG=zh, --lang zh) gets it from the public tests and the grader."""
 import importlib.util
+import json
 import os
 import string
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +94,26 @@ def test_pytest_lang_option_wins_over_the_environment(tmp_path):
     assert code == 1 and "阅读：lessons/zh/step2_scores.md" in out and "read: lessons/" not in out, out
     code, out = _run_scores_tests(folder, "zh", "--lang", "en")
     assert code == 1 and "read: lessons/en/step2_scores.md" in out and "阅读" not in out, out
+
+
+def test_grade_lang_zh_writes_chinese_feedback_even_for_the_provided_checks(tmp_path):
+    """The grader words the feedback in --lang's language, and the sandbox's provided checks follow it."""
+    from attnkit.grader.bench import copy_solutions
+    from grading_support import run_cli
+
+    sub = copy_solutions(tmp_path / "bob", ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq / d_h", None))
+    step1 = Path(sub, "step1_projection.py")
+    step1.write_text(step1.read_text().replace("return Z @ W + b", 'return float_array("Z", Z, ndim=3, shape_text="[B, T, D]")'))
+    proc = run_cli("grade", str(sub), "--lang", "zh", "--feedback", str(tmp_path / "fb"),
+                   "--gradescope", str(tmp_path / "results.json"))
+    assert proc.returncode == 0, proc.stderr
+    md = (tmp_path / "fb" / "bob.md").read_text(encoding="utf-8")
+    assert md.startswith("# bob 的反馈：") and "| 步骤 | 得分 | 未通过的测试 |" in md, md
+    assert "可能的错误：" in md and "阅读：lessons/zh/step2_scores.md" in md and "（隐藏测试：failed）" in md, md
+    assert "Z 必须有 3 个轴 [B, T, D]" in md, md  # worded inside the sandbox, in the grader's language
+    assert "likely mistake" not in md and "read: lessons" not in md, md
+    html = (tmp_path / "fb" / "bob.html").read_text(encoding="utf-8")
+    assert "<th>步骤</th>" in html and "隐藏测试" in html
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert "每一步单独评分" in results["output"]
+    assert any("阅读：lessons/zh/step2_scores.md" in test["output"] for test in results["tests"])
