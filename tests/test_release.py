@@ -4,6 +4,7 @@ The fresh-virtualenv test copies nothing of the kit: it writes the release into 
 makes a virtualenv there with the system's python3 (no attnkit in it), installs the release's own
 runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
 """
+import ast
 import inspect
 import json
 import os
@@ -57,11 +58,13 @@ ANCHOR = re.compile(r'<a id="([a-z0-9-]+)"></a>')
 def _read_texts(release_dir):
     """Every "where to read" the release shows: each case's `read`, each step's, each known mistake's."""
     course = json.loads((release_dir / "runtime/attnkit_runtime/data/course.json").read_text(encoding="utf-8"))
-    texts = [step["read"] for step in course["steps"]]
-    texts += [m["text"].rsplit(" Read: ", 1)[1].rstrip(".") for found in course["mistakes"].values() for m in found]
+    texts = [link for step in course["steps"] for link in step["read"].values()]  # one link per language
+    texts += [text.rsplit(" Read: ", 1)[1].rstrip(".") for found in course["mistakes"].values() for m in found
+              for text in m["text"].values()]
     for step in manifest.steps():
         text = (release_dir / f"exercises/test_{step.filename}").read_text(encoding="utf-8")
-        texts += re.findall(r"^ +read='([^']*)',$", text, flags=re.M)
+        texts += [link for found in re.findall(r"^ +read=(\{[^}]*\}),$", text, flags=re.M)
+                  for link in ast.literal_eval(found).values()]
     return texts
 
 
@@ -307,6 +310,17 @@ def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, name
     assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
 
 
+def test_a_known_mistake_is_explained_in_chinese_with_the_chinese_lessons(student_venv, tmp_path):
+    """The release follows the learner's ATTNKIT_LANG (or the locale) at run time, and `--lang` over it."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step2_scores": ("return kq / math.sqrt(d_h)", "return kq / d_h")})
+    for options, env in (([], {"ATTNKIT_LANG": "zh"}), (["--lang", "zh"], {"LANG": "en_US.UTF-8"})):
+        code, out = student_pytest(student_venv, folder / "test_step2_scores.py", *options, **env)
+        assert code == 1 and "可能的错误：scale_by_d" in out and "阅读：lessons/zh/step2_scores.md" in out, out
+        assert "lessons/zh/step2_scores.md#scale" in out and "下一步：exercises/step2_scores.py" in out, out
+        assert "read: " not in out and "likely mistake" not in out, out
+
+
 def _failure_section(out, test_id):
     """The failure text pytest printed for the test whose id ends with `[test_id]`."""
     start = out.index(f"[{test_id}] _")
@@ -364,10 +378,10 @@ def test_attnkit_show_prints_the_learners_own_result_as_grids(student_venv, tmp_
     assert wrong.returncode == 2 and "FUNCTION is one of: project, project_qkv," in wrong.stderr, wrong.stderr
 
 
-@pytest.mark.parametrize("module", ["judge", "loader", "ladder"])
+@pytest.mark.parametrize("module", ["judge", "loader", "ladder", "i18n", "messages"])
 def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
-    """The release ships these files as they are, and the notebook embeds judge.py: no kit import."""
-    import ast
+    """The release ships these files as they are, and the notebook embeds judge.py, messages.py and i18n.py:
+    no kit import but of each other."""
     import importlib
 
     source = inspect.getsource(importlib.import_module(f"attnkit.{module}"))
@@ -377,6 +391,8 @@ def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
+        elif node.module in ("i18n", "messages"):  # the portable core itself
+            continue
         elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
             assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
     assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported
