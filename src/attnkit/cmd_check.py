@@ -2,6 +2,7 @@
 import pytest
 
 from .cli import add_lang_option
+from .messages import say
 from .paths import EXERCISES_DIR
 from .public import SOLUTIONS_OPTION
 
@@ -23,7 +24,7 @@ def _target(step):
     for s in manifest.steps():
         if step in (str(s.number), s.module, s.filename):
             return EXERCISES_DIR / f"test_{s.filename}"
-    raise SystemExit(f"attnkit check: no step {step!r}; give a number 1–{len(manifest.steps())} or a module name")
+    raise SystemExit(say("check.no_step", step=repr(step), last=len(manifest.steps())))
 
 
 def run(args):

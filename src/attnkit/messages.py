@@ -219,6 +219,30 @@ MESSAGES = {
               "exercises/); FUNCTION is one of: {names}",
         "zh": "请给出 FUNCTION ARG…，例如 attnkit-show causal_visible 2 5（在包含 exercises/ 的文件夹里运行）；"
               "FUNCTION 可选：{names}"},
+    "show.frame_needed": {
+        "en": "give a preset, or --tq/--tk (positive sizes) or --tokens",
+        "zh": "请给出一个预设，或者 --tq/--tk（正整数）或 --tokens"},
+    "show.too_many_queries": {
+        "en": "--tq ({queries}) must be at most --tk ({keys}): each new query needs its own key",
+        "zh": "--tq（{queries}）不能大于 --tk（{keys}）：每个新的 Query 都需要它自己的 Key"},
+    "show.token_count": {
+        "en": "--tokens names {count} positions; T_k is {keys}: give one token per key",
+        "zh": "--tokens 给了 {count} 个位置，而 T_k 是 {keys}：每个 Key 给一个 token"},
+    "show.pad_values": {
+        "en": "--pad must be {keys} values of 1 (real token) or 0 (padding), got {got}",
+        "zh": "--pad 必须是 {keys} 个 1（真实 token）或 0（padding），实际是 {got}"},
+    "show.mine_alone": {"en": "--mine takes FUNCTION ARG… and no frame options",
+                        "zh": "--mine 只接 FUNCTION ARG…，不能再加表格的选项"},
+    "show.mine_needs_function": {"en": "--mine needs a FUNCTION, e.g. --mine causal_visible 2 5",
+                                 "zh": "--mine 需要一个 FUNCTION，例如 --mine causal_visible 2 5"},
+    "show.options_first": {
+        "en": "--mine takes everything after it as FUNCTION ARG…: put {option} before --mine",
+        "zh": "--mine 会把它后面的一切当作 FUNCTION ARG…：请把 {option} 放在 --mine 前面"},
+    "show.preset_or_frame": {"en": "give a preset or --tq/--tk/--pad/--tokens, not both",
+                             "zh": "预设和 --tq/--tk/--pad/--tokens 只能选一种"},
+    "check.no_step": {
+        "en": "attnkit check: no step {step}; give a number 1–{last} or a module name",
+        "zh": "attnkit check：没有第 {step} 步；请给出 1–{last} 的数字或模块名"},
     "show.visible_title": {"en": "visible (True = may read)", "zh": "visible（True = 可以读）"},
     "show.equal_scores": {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
