@@ -14,6 +14,10 @@ notebook's checks cell embeds it.
 from .i18n import pick as in_language
 
 MESSAGES = {
+    # --- the NotImplementedError of a stub (stubs.py writes both languages into the generated file) ---
+    "stub.not_written": {
+        "en": "Step {step} ({name}) is not written yet: replace this raise with your code. Read {read}.",
+        "zh": "第 {step} 步（{name}）还没有写：把这个 raise 换成你的代码。阅读 {read}。"},
     # --- judging one case (judge.py) ---
     "result.single": {
         "en": "expected a tuple ({names}), got a single {got}",

@@ -8,16 +8,24 @@ import re
 from pathlib import Path
 
 from . import lessons, manifest
+from .i18n import LANGUAGES, pick
+from .messages import MESSAGES
 from .paths import EXERCISES_DIR, SOLUTIONS_DIR
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _DEF = re.compile(r"^(\s*)def (\w+)\(")
 
 
-def not_written_message(step, function):
-    """The text of the NotImplementedError a stub raises."""
-    return (f"Step {step.number} ({step.module}.{function}) is not written yet: replace this raise "
-            f"with your code. Read {lessons.link(step.lesson, 'en')}.")
+def not_written_raise(step, function, indent):
+    """The lines of the NotImplementedError a stub raises: its text in every language, one line each
+    (the file is generated once for every learner, whatever their language)."""
+    texts = [pick(MESSAGES["stub.not_written"], lang).format(step=step.number, name=f"{step.module}.{function}",
+                                                             read=lessons.link(step.lesson, lang))
+             for lang in LANGUAGES]
+    opener = f"{indent}raise NotImplementedError("
+    quoted = [repr(text + " ") for text in texts[:-1]] + [repr(texts[-1])]
+    return [f"{opener}{quoted[0]}\n", *(f"{' ' * len(opener)}{text}\n" for text in quoted[1:-1]),
+            f"{' ' * len(opener)}{quoted[-1]})\n"]
 
 
 def rewrite_solution_blocks(source, filename, replace):
@@ -62,8 +70,7 @@ def solution_lines(source):
 def strip_solutions(source, step):
     """Return `source` with each solution block replaced by a NotImplementedError."""
     def stub(function, indent, begin, block, end):
-        return [f"{indent}# YOUR CODE HERE\n",
-                f"{indent}raise NotImplementedError({not_written_message(step, function)!r})\n"]
+        return [f"{indent}# YOUR CODE HERE\n", *not_written_raise(step, function, indent)]
     return rewrite_solution_blocks(source, step.filename, stub)
 
 
