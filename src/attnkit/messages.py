@@ -291,6 +291,11 @@ MESSAGES = {
     "feedback.column_step": {"en": "step", "zh": "步骤"},
     "feedback.column_points": {"en": "points", "zh": "得分"},
     "feedback.column_failed": {"en": "tests not passed", "zh": "未通过的测试"},
+    "gradescope.not_graded": {"en": "Your submission could not be graded: {reason}.",
+                              "zh": "你的提交无法评分：{reason}。"},
+    "gradescope.many_notebooks": {
+        "en": "found {count} notebooks ({names}); submit exactly one .ipynb, or the step files (step1_projection.py …)",
+        "zh": "找到了 {count} 个 notebook（{names}）；请只提交一个 .ipynb，或者提交各步的文件（step1_projection.py …）"},
     "gradescope.score": {"en": "Score {score} / {max}. {split}", "zh": "得分 {score} / {max}。{split}"},
     "gradescope.isolation": {"en": "Isolation: {isolation}", "zh": "隔离方式：{isolation}"},
     "gradescope.mistakes": {"en": "Likely mistakes: {codes}", "zh": "可能的错误：{codes}"},
