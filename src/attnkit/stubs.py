@@ -16,12 +16,22 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _DEF = re.compile(r"^(\s*)def (\w+)\(")
 
 
+def _not_written_texts(step, function):
+    """The stub's message in each language, with that language's lesson link: the stub file is
+    generated once for every learner, whatever their language."""
+    return [pick(MESSAGES["stub.not_written"], lang).format(step=step.number, name=f"{step.module}.{function}",
+                                                            read=lessons.link(step.lesson, lang))
+            for lang in LANGUAGES]
+
+
+def not_written_message(step, function):
+    """The text of the NotImplementedError a stub raises (every language, English first)."""
+    return " ".join(_not_written_texts(step, function))
+
+
 def not_written_raise(step, function, indent):
-    """The lines of the NotImplementedError a stub raises: its text in every language, one line each
-    (the file is generated once for every learner, whatever their language)."""
-    texts = [pick(MESSAGES["stub.not_written"], lang).format(step=step.number, name=f"{step.module}.{function}",
-                                                             read=lessons.link(step.lesson, lang))
-             for lang in LANGUAGES]
+    """The lines of the stub's `raise NotImplementedError(...)`: one line of source per language."""
+    texts = _not_written_texts(step, function)
     opener = f"{indent}raise NotImplementedError("
     quoted = [repr(text + " ") for text in texts[:-1]] + [repr(texts[-1])]
     return [f"{opener}{quoted[0]}\n", *(f"{' ' * len(opener)}{text}\n" for text in quoted[1:-1]),
