@@ -391,7 +391,7 @@ def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
-        elif node.module in ("i18n", "messages"):  # the portable core itself
+        elif isinstance(node, ast.ImportFrom) and node.module in ("i18n", "messages"):  # the portable core itself
             continue
         elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
             assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
