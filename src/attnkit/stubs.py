@@ -16,26 +16,13 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _DEF = re.compile(r"^(\s*)def (\w+)\(")
 
 
-def _not_written_texts(step, function):
-    """The stub's message in each language, with that language's lesson link: the stub file is
-    generated once for every learner, whatever their language."""
-    return [pick(MESSAGES["stub.not_written"], lang).format(step=step.number, name=f"{step.module}.{function}",
-                                                            read=lessons.link(step.lesson, lang))
-            for lang in LANGUAGES]
-
-
 def not_written_message(step, function):
-    """The text of the NotImplementedError a stub raises (every language, English first)."""
-    return " ".join(_not_written_texts(step, function))
-
-
-def not_written_raise(step, function, indent):
-    """The lines of the stub's `raise NotImplementedError(...)`: one line of source per language."""
-    texts = _not_written_texts(step, function)
-    opener = f"{indent}raise NotImplementedError("
-    quoted = [repr(text + " ") for text in texts[:-1]] + [repr(texts[-1])]
-    return [f"{opener}{quoted[0]}\n", *(f"{' ' * len(opener)}{text}\n" for text in quoted[1:-1]),
-            f"{' ' * len(opener)}{quoted[-1]})\n"]
+    """The text of the NotImplementedError a stub raises, in every language (English first), each with
+    its lesson link: the stub is generated once for every learner, and its raise stays one line, which
+    a learner deletes whole."""
+    return " ".join(pick(MESSAGES["stub.not_written"], lang).format(step=step.number, name=f"{step.module}.{function}",
+                                                                    read=lessons.link(step.lesson, lang))
+                    for lang in LANGUAGES)
 
 
 def rewrite_solution_blocks(source, filename, replace):
@@ -80,7 +67,8 @@ def solution_lines(source):
 def strip_solutions(source, step):
     """Return `source` with each solution block replaced by a NotImplementedError."""
     def stub(function, indent, begin, block, end):
-        return [f"{indent}# YOUR CODE HERE\n", *not_written_raise(step, function, indent)]
+        return [f"{indent}# YOUR CODE HERE\n",
+                f"{indent}raise NotImplementedError({not_written_message(step, function)!r})\n"]
     return rewrite_solution_blocks(source, step.filename, stub)
 
 

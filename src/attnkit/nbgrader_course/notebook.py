@@ -46,7 +46,7 @@ def solution_source(step, solutions_dir=SOLUTIONS_DIR):
         code = [b.strip() for b in block if b.strip() and not b.strip().startswith("#")]
         if not code or not code[-1].startswith("return"):
             raise ValueError(f"{step.filename}: the solution block of {function}() must end with its return")
-        return [begin, *block, end, *stubs.not_written_raise(step, function, indent)]
+        return [begin, *block, end, f"{indent}raise NotImplementedError({stubs.not_written_message(step, function)!r})\n"]
     return stubs.rewrite_solution_blocks(step_code(step, solutions_dir), step.filename, keep_and_stub).rstrip("\n")
 
 
