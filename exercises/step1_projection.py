@@ -19,7 +19,7 @@ def project(Z, W, b):
     Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
     W, b = projection_weights("project(Z, W, b)", Z, "W", W, "b", b)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 1 (step1_projection.project) is not written yet: replace this raise with your code. Read lessons/en/step1_projection.md.')
+    raise NotImplementedError('Step 1 (step1_projection.project) is not written yet: replace this raise with your code. Read lessons/en/step1_projection.md. 第 1 步（step1_projection.project）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step1_projection.md。')
 
 
 def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
@@ -35,4 +35,4 @@ def project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V):
     W_V, b_V = projection_weights(caller, Z, "W_V", W_V, "b_V", b_V)
     same_size(caller, "W_Q (D_h)", W_Q.shape[1], "W_K (D_h)", W_K.shape[1], W_Q.shape, W_K.shape)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 1 (step1_projection.project_qkv) is not written yet: replace this raise with your code. Read lessons/en/step1_projection.md.')
+    raise NotImplementedError('Step 1 (step1_projection.project_qkv) is not written yet: replace this raise with your code. Read lessons/en/step1_projection.md. 第 1 步（step1_projection.project_qkv）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step1_projection.md。')

@@ -25,7 +25,7 @@ def raw_scores(Q, K):
     same_size("raw_scores(Q, K)", "Q (D_h)", Q.shape[-1], "K (D_h)", K.shape[-1], Q.shape, K.shape)
     batch_axes("Q", Q, "K", K)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 2 (step2_scores.raw_scores) is not written yet: replace this raise with your code. Read lessons/en/step2_scores.md.')
+    raise NotImplementedError('Step 2 (step2_scores.raw_scores) is not written yet: replace this raise with your code. Read lessons/en/step2_scores.md. 第 2 步（step2_scores.raw_scores）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step2_scores.md。')
 
 
 def scale_scores(kq, d_h):
@@ -39,4 +39,4 @@ def scale_scores(kq, d_h):
     kq = float_array("kq", kq, min_ndim=2, shape_text="[..., T_q, T_k]")
     d_h = head_width("d_h", d_h)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 2 (step2_scores.scale_scores) is not written yet: replace this raise with your code. Read lessons/en/step2_scores.md.')
+    raise NotImplementedError('Step 2 (step2_scores.scale_scores) is not written yet: replace this raise with your code. Read lessons/en/step2_scores.md. 第 2 步（step2_scores.scale_scores）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step2_scores.md。')

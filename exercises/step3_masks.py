@@ -28,7 +28,7 @@ def causal_visible(n_query, n_key=None):
     if n_key < n_query:
         raise ValueError(f"n_key ({n_key}) must be >= n_query ({n_query}): each new query needs its own key")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.causal_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.causal_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.causal_visible）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')
 
 
 def padding_visible(attention_mask, n_query):
@@ -41,7 +41,7 @@ def padding_visible(attention_mask, n_query):
     real = padding_vector("attention_mask", attention_mask)
     n_query = size("n_query", n_query)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.padding_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.padding_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.padding_visible）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')
 
 
 def combine_visible(*visibles):
@@ -60,7 +60,7 @@ def combine_visible(*visibles):
         raise ValueError("combine_visible(*visibles): the tables' shapes do not broadcast together: got "
                          + ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))) from None
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.combine_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.combine_visible) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.combine_visible）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')
 
 
 def additive_mask(visible, dtype=np.float64):
@@ -71,7 +71,7 @@ def additive_mask(visible, dtype=np.float64):
     """
     visible = bool_table("visible", visible)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.additive_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.additive_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.additive_mask）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')
 
 
 def to_torch_sdpa_mask(visible):
@@ -82,7 +82,7 @@ def to_torch_sdpa_mask(visible):
     """
     visible = bool_table("visible", visible)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.to_torch_sdpa_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.to_torch_sdpa_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.to_torch_sdpa_mask）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')
 
 
 def to_torch_mha_mask(visible):
@@ -93,7 +93,7 @@ def to_torch_mha_mask(visible):
     """
     visible = bool_table("visible", visible)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.to_torch_mha_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.to_torch_mha_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.to_torch_mha_mask）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')
 
 
 def to_torch_key_padding_mask(attention_mask):
@@ -104,4 +104,4 @@ def to_torch_key_padding_mask(attention_mask):
     """
     real = padding_vector("attention_mask", attention_mask)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 3 (step3_masks.to_torch_key_padding_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md.')
+    raise NotImplementedError('Step 3 (step3_masks.to_torch_key_padding_mask) is not written yet: replace this raise with your code. Read lessons/en/step3_masks.md. 第 3 步（step3_masks.to_torch_key_padding_mask）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。')

@@ -22,4 +22,4 @@ def softmax(S):
     if np.isnan(S).any() or np.isposinf(S).any():
         raise ValueError(f"S {S.shape} holds NaN or +inf; scores must be finite, or -inf where masked")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 4 (step4_softmax.softmax) is not written yet: replace this raise with your code. Read lessons/en/step4_softmax.md.')
+    raise NotImplementedError('Step 4 (step4_softmax.softmax) is not written yet: replace this raise with your code. Read lessons/en/step4_softmax.md. 第 4 步（step4_softmax.softmax）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step4_softmax.md。')

@@ -18,4 +18,4 @@ def weighted_sum(P, V):
     same_size("weighted_sum(P, V)", "P (last axis, T_k)", P.shape[-1], "V (rows, T_k)", V.shape[-2], P.shape, V.shape)
     batch_axes("P", P, "V", V)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 5 (step5_values.weighted_sum) is not written yet: replace this raise with your code. Read lessons/en/step5_values.md.')
+    raise NotImplementedError('Step 5 (step5_values.weighted_sum) is not written yet: replace this raise with your code. Read lessons/en/step5_values.md. 第 5 步（step5_values.weighted_sum）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step5_values.md。')

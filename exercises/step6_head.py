@@ -53,7 +53,7 @@ def attention(Q, K, V, visible=None):
     visible = causal_visible(T_q, T_k) if visible is None else bool_table("visible", visible, min_ndim=2)
     table_shape("visible", visible, "the scores Q Kᵀ", Q.shape[:-2] + (T_q, T_k))
     # YOUR CODE HERE
-    raise NotImplementedError('Step 6 (step6_head.attention) is not written yet: replace this raise with your code. Read lessons/en/step6_head.md.')
+    raise NotImplementedError('Step 6 (step6_head.attention) is not written yet: replace this raise with your code. Read lessons/en/step6_head.md. 第 6 步（step6_head.attention）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step6_head.md。')
 
 
 def attention_head(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
@@ -64,4 +64,4 @@ def attention_head(Z, W_Q, b_Q, W_K, b_K, W_V, b_V, visible=None):
     Read: lessons/en/step6_head.md#trace and lessons/en/ref_gpt2_head0.md#scores.
     """
     # YOUR CODE HERE
-    raise NotImplementedError('Step 6 (step6_head.attention_head) is not written yet: replace this raise with your code. Read lessons/en/step6_head.md.')
+    raise NotImplementedError('Step 6 (step6_head.attention_head) is not written yet: replace this raise with your code. Read lessons/en/step6_head.md. 第 6 步（step6_head.attention_head）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step6_head.md。')

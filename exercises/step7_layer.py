@@ -68,7 +68,7 @@ def split_qkv(X, c_attn_weight, c_attn_bias):
     same_size("split_qkv(X, c_attn_weight, c_attn_bias)", "c_attn_weight (last axis, 3D)", W.shape[1],
               "3 × X's width (3D)", 3 * X.shape[-1], W.shape, X.shape)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 7 (step7_layer.split_qkv) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+    raise NotImplementedError('Step 7 (step7_layer.split_qkv) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md. 第 7 步（step7_layer.split_qkv）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step7_layer.md。')
 
 
 def split_heads(X, n_head):
@@ -79,7 +79,7 @@ def split_heads(X, n_head):
     X = float_array("X", X, min_ndim=2, shape_text="[..., T, D]")
     n_head = head_count(n_head, X.shape[-1])
     # YOUR CODE HERE
-    raise NotImplementedError('Step 7 (step7_layer.split_heads) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+    raise NotImplementedError('Step 7 (step7_layer.split_heads) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md. 第 7 步（step7_layer.split_heads）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step7_layer.md。')
 
 
 def merge_heads(O):
@@ -89,7 +89,7 @@ def merge_heads(O):
     """
     O = float_array("O", O, min_ndim=3, shape_text="[..., n_head, T, D_h]")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 7 (step7_layer.merge_heads) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+    raise NotImplementedError('Step 7 (step7_layer.merge_heads) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md. 第 7 步（step7_layer.merge_heads）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step7_layer.md。')
 
 
 def gpt2_attention(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head, visible=None):
@@ -104,4 +104,4 @@ def gpt2_attention(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_
     head_count(n_head, Z.shape[-1])
     check_layer_weights(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 7 (step7_layer.gpt2_attention) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md.')
+    raise NotImplementedError('Step 7 (step7_layer.gpt2_attention) is not written yet: replace this raise with your code. Read lessons/en/step7_layer.md. 第 7 步（step7_layer.gpt2_attention）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step7_layer.md。')

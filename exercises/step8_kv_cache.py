@@ -38,7 +38,7 @@ def append_kv(K_past, V_past, K_new, V_new):
                   arrays[past].shape, arrays[new].shape)
         batch_axes(past, arrays[past], new, arrays[new])
     # YOUR CODE HERE
-    raise NotImplementedError('Step 8 (step8_kv_cache.append_kv) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md.')
+    raise NotImplementedError('Step 8 (step8_kv_cache.append_kv) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md. 第 8 步（step8_kv_cache.append_kv）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step8_kv_cache.md。')
 
 
 def chunk_positions(n_past, n_new):
@@ -49,7 +49,7 @@ def chunk_positions(n_past, n_new):
     """
     n_past, n_new = size("n_past", n_past), size("n_new", n_new)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 8 (step8_kv_cache.chunk_positions) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md.')
+    raise NotImplementedError('Step 8 (step8_kv_cache.chunk_positions) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md. 第 8 步（step8_kv_cache.chunk_positions）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step8_kv_cache.md。')
 
 
 def chunk_visible(positions, n_key):
@@ -67,7 +67,7 @@ def chunk_visible(positions, n_key):
         raise ValueError(f"positions must lie in 0 … n_key - 1 = {n_key - 1} (a token's own key is in the "
                          f"cache), got {positions.min()} … {positions.max()}")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 8 (step8_kv_cache.chunk_visible) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md.')
+    raise NotImplementedError('Step 8 (step8_kv_cache.chunk_visible) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md. 第 8 步（step8_kv_cache.chunk_visible）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step8_kv_cache.md。')
 
 
 def decode_step(Z_new, K_past, V_past, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head):
@@ -89,7 +89,7 @@ def decode_step(Z_new, K_past, V_past, c_attn_weight, c_attn_bias, c_proj_weight
     same_size("decode_step", "K_past (T_past)", np.shape(K_past)[1], "V_past (T_past)", np.shape(V_past)[1],
               np.shape(K_past), np.shape(V_past))
     # YOUR CODE HERE
-    raise NotImplementedError('Step 8 (step8_kv_cache.decode_step) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md.')
+    raise NotImplementedError('Step 8 (step8_kv_cache.decode_step) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md. 第 8 步（step8_kv_cache.decode_step）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step8_kv_cache.md。')
 
 
 def decode_in_chunks(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_head, chunks):

@@ -21,7 +21,7 @@ def from_ggml(buffer, ne):
     ne = ggml_ne("ne", ne)
     buffer = ggml_buffer("buffer", buffer, ne)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 9 (step9_ggml_layout.from_ggml) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md.')
+    raise NotImplementedError('Step 9 (step9_ggml_layout.from_ggml) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md. 第 9 步（step9_ggml_layout.from_ggml）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step9_ggml_layout.md。')
 
 
 def to_ggml(array):
@@ -35,7 +35,7 @@ def to_ggml(array):
     if array.ndim < 1:
         raise ValueError(f"array must have at least 1 axis to have a GGML shape, got shape {array.shape}")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 9 (step9_ggml_layout.to_ggml) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md.')
+    raise NotImplementedError('Step 9 (step9_ggml_layout.to_ggml) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md. 第 9 步（step9_ggml_layout.to_ggml）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step9_ggml_layout.md。')
 
 
 def read_qkv_dump(buffer, ne):
@@ -48,7 +48,7 @@ def read_qkv_dump(buffer, ne):
     ne = ggml_ne("ne", ne, count=4, last_one=True, layout="{D_h, n_head, T, 1}")
     buffer = ggml_buffer("buffer", buffer, ne)
     # YOUR CODE HERE
-    raise NotImplementedError('Step 9 (step9_ggml_layout.read_qkv_dump) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md.')
+    raise NotImplementedError('Step 9 (step9_ggml_layout.read_qkv_dump) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md. 第 9 步（step9_ggml_layout.read_qkv_dump）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step9_ggml_layout.md。')
 
 
 def read_kq_dump(buffer, ne, n_keys):
@@ -66,4 +66,4 @@ def read_kq_dump(buffer, ne, n_keys):
         raise ValueError(f"n_keys (T_k, the key slots in use) must be between T_q = ne[1] = {ne[1]} and "
                          f"n_kv = ne[0] = {ne[0]} for ne {{{', '.join(map(str, ne))}}}, got {n_keys}")
     # YOUR CODE HERE
-    raise NotImplementedError('Step 9 (step9_ggml_layout.read_kq_dump) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md.')
+    raise NotImplementedError('Step 9 (step9_ggml_layout.read_kq_dump) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md. 第 9 步（step9_ggml_layout.read_kq_dump）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step9_ggml_layout.md。')

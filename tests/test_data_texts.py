@@ -142,7 +142,7 @@ def test_pytest_exercises_in_chinese_shows_the_zh_concept_and_advice(tmp_path, m
     code, out = run_pytest(folder / "test_step2_scores.py")
     assert code == 1, out
     summary, advice = _zh("scale_by_d")
-    assert f"likely mistake: {summary}。{advice}阅读：lessons/zh/step2_scores.md#scale。" in out, out
+    assert f"可能的错误：{summary}。{advice}阅读：lessons/zh/step2_scores.md#scale。" in out, out
     assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in out  # the failing case's concept
     assert "d_h 是 Head 的宽度（64），不是模型宽度 D = 768。" in out  # and its hint
     assert "分数：kq = Q Kᵀ 与 1/sqrt(D_h) 缩放" in out  # the ladder's step title
@@ -171,6 +171,6 @@ def test_grading_feedback_names_hidden_concepts_and_mistakes_in_chinese(tmp_path
     md = (tmp_path / "feedback" / "bob.md").read_text(encoding="utf-8")
     failed = [plan().case_named[t["name"]] for t in json.loads(proc.stdout)["tests"] if t["status"] == "failed"]
     hidden = next(case for case in failed if not case.public)
-    assert f"{hidden.concept['zh']} (a hidden test: failed)" in md, md
-    assert f"likely mistake: {mistakes.describe('scale_missing', 'zh')}" in md, md
+    assert f"{hidden.concept['zh']} （隐藏测试：failed）" in md, md
+    assert f"可能的错误：{mistakes.describe('scale_missing', 'zh')}" in md, md
     assert "lessons/en/" not in md and hidden.concept["en"] not in md, md

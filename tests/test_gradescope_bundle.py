@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,26 @@ def test_a_known_mistake_loses_its_cases_and_is_named(autograder_root, tmp_path)
     assert_graded(results, 100.0 - case_points_of({("step2_scores", "scale_scores")}))
     assert "scale_by_d" in results["output"]
     assert any("scale_by_d" in t.get("tags", []) for t in results["tests"])
+
+
+def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autograder_root, tmp_path):
+    bundle = tmp_path / "zh.zip"
+    done = run_cli("gradescope-bundle", str(bundle), "--lang", "zh")
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(bundle) as zf:
+        baked = zf.read("run_autograder").decode("utf-8")
+    plain = (autograder_root / "source" / "run_autograder").read_text(encoding="utf-8")
+    assert baked.replace("export ATTNKIT_LANG=zh  # attnkit gradescope-bundle --lang\n", "") == plain
+    original = autograder_root / "run_autograder"
+    kept = original.read_text(encoding="utf-8")
+    original.write_text(baked, encoding="utf-8")
+    try:
+        buggy = copy_solutions(tmp_path / "buggy", ("step2_scores.py", "kq / math.sqrt(d_h)", "kq / d_h"))
+        results = run_autograder(autograder_root, step_files(buggy))
+    finally:
+        original.write_text(kept, encoding="utf-8")
+    assert "每一步单独评分" in results["output"]
+    assert any("可能的错误：" in t["output"] and "lessons/zh/step2_scores.md#scale" in t["output"] for t in results["tests"])
 
 
 def test_a_crashing_and_a_broken_file_cost_only_their_steps(autograder_root):

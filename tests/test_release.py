@@ -325,16 +325,20 @@ def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, name
     assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
 
 
-def test_a_known_mistake_is_named_in_the_learners_language(student_venv, tmp_path):
+def test_a_known_mistake_is_explained_in_chinese_with_the_chinese_lessons(student_venv, tmp_path):
+    """The release follows the learner's ATTNKIT_LANG (or the locale) at run time, and `--lang` over it:
+    the kit's wording, the case's concept and the mistake's advice all in Chinese, with lessons/zh/."""
     folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
                             {"step2_scores": ("return kq / math.sqrt(d_h)", "return kq / d_h")})
-    code, out = student_pytest(student_venv, folder / "test_step2_scores.py", ATTNKIT_LANG="zh")
-    assert code == 1, out
-    summary, advice = (text["zh"] for text in (mistakes.catalogue()["scale_by_d"].summary,
-                                                mistakes.catalogue()["scale_by_d"].advice))
-    assert f"likely mistake: scale_by_d — {summary}。{advice}阅读：lessons/zh/step2_scores.md#scale。" in out, out
-    assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in out and "分数：kq = Q Kᵀ 与 1/sqrt(D_h) 缩放" in out, out
-    assert "lessons/en/" not in out and "divided by D_h instead" not in out, out
+    scale_by_d = mistakes.catalogue()["scale_by_d"]
+    for options, env in (([], {"ATTNKIT_LANG": "zh"}), (["--lang", "zh"], {"LANG": "en_US.UTF-8"})):
+        code, out = student_pytest(student_venv, folder / "test_step2_scores.py", *options, **env)
+        assert code == 1 and "可能的错误：scale_by_d" in out and "阅读：lessons/zh/step2_scores.md" in out, out
+        assert scale_by_d.summary["zh"] in out and scale_by_d.advice["zh"] in out, out
+        assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in out and "分数：kq = Q Kᵀ 与 1/sqrt(D_h) 缩放" in out, out
+        assert "lessons/zh/step2_scores.md#scale" in out and "下一步：exercises/step2_scores.py" in out, out
+        assert "read: " not in out and "likely mistake" not in out and "lessons/en/" not in out, out
+        assert "divided by D_h instead" not in out, out
 
 
 def _failure_section(out, test_id):
@@ -401,11 +405,10 @@ def test_attnkit_show_stops_an_endless_loop_at_the_public_tests_time_limit(stude
     assert run.returncode == 1 and "causal_visible() was stopped after 1 s: an endless loop?" in run.stderr, run.stderr
 
 
-@pytest.mark.parametrize("module", ["i18n", "judge", "loader", "ladder"])
+@pytest.mark.parametrize("module", ["judge", "loader", "ladder", "i18n", "messages"])
 def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
-    """The release ships these files as they are, and the notebook embeds judge.py and i18n.py: no kit
-    import but of i18n, which is shipped (and embedded) beside them."""
-    import ast
+    """The release ships these files as they are, and the notebook embeds judge.py, messages.py and i18n.py:
+    no kit import but of each other."""
     import importlib
 
     source = inspect.getsource(importlib.import_module(f"attnkit.{module}"))
@@ -415,8 +418,9 @@ def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and (node.module == "i18n" or [a.name for a in node.names] == ["i18n"]):
-            continue  # the shipped i18n.py, beside this file
+        elif isinstance(node, ast.ImportFrom) and (node.module in ("i18n", "messages") or
+                                                   {a.name for a in node.names} <= {"i18n", "messages"}):
+            continue  # the portable core itself, shipped beside this file
         elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
             assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
     assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported

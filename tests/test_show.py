@@ -71,11 +71,13 @@ def test_grid_refuses_labels_of_the_wrong_count():
         show.grid([[True, False]], col_labels=["a", "b", "c"])
 
 
-def test_renderer_needs_only_the_standard_library_and_numpy():
-    tree = ast.parse((PACKAGE_DIR / "show.py").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("module, kit_modules", [("show", {"messages"}), ("messages", {"i18n"}), ("i18n", set())])
+def test_renderer_needs_only_the_standard_library_numpy_and_the_portable_messages(module, kit_modules):
+    tree = ast.parse((PACKAGE_DIR / f"{module}.py").read_text(encoding="utf-8"))
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0}
-    assert not any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree)), "imports a kit module"
+    relative = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level}
+    assert relative == kit_modules, f"{module}.py imports the kit modules {relative}"
     assert imported <= {"unicodedata", "numpy"} | set(sys.stdlib_module_names), imported
 
 

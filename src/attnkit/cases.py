@@ -188,7 +188,7 @@ def text_gaps():
     """One line per concept or hint of the case files (public and hidden) missing a language: all of them,
     where loading stops at the first."""
     return gaps((f"{path.name}: {where}", text) for step in manifest.steps() for path, _ in _case_files(step)
-                for raw in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
+                for raw in read_yaml(path)["cases"]
                 for where, text in _learner_texts(raw).values())
 
 

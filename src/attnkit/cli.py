@@ -4,6 +4,8 @@ import importlib
 import os
 import sys
 
+from . import i18n
+
 COMMAND_MODULES = (
     "attnkit.cmd_check",
     "attnkit.cmd_stubs",
@@ -19,6 +21,12 @@ COMMAND_MODULES = (
 )
 
 
+def add_lang_option(parser, what="the messages"):
+    """--lang en|zh on a subcommand: the language of `what`; `main` applies it before the command runs."""
+    parser.add_argument("--lang", choices=i18n.LANGUAGES,
+                        help=f"the language of {what}: en or zh (default: $ATTNKIT_LANG, else the locale)")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="attnkit", description=__import__("attnkit").__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -29,6 +37,8 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    if getattr(args, "lang", None):
+        i18n.set_language(args.lang)
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (`attnkit grade … | head`): stop quietly

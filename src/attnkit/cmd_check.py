@@ -1,6 +1,8 @@
 """`attnkit check`: run the public tests on your exercises/ and show the progress ladder."""
 import pytest
 
+from .cli import add_lang_option
+from .messages import say
 from .paths import EXERCISES_DIR
 from .public import SOLUTIONS_OPTION
 
@@ -10,6 +12,7 @@ def register(sub):
     p.add_argument("step", nargs="?", help="only this step, e.g. 4 or step4_softmax")
     p.add_argument(SOLUTIONS_OPTION, action="store_true", help="check the reference solutions/ instead")
     p.add_argument("-v", "--verbose", action="store_true", help="show each failure in full, not one line each")
+    add_lang_option(p)
     p.set_defaults(func=run)
 
 
@@ -21,7 +24,7 @@ def _target(step):
     for s in manifest.steps():
         if step in (str(s.number), s.module, s.filename):
             return EXERCISES_DIR / f"test_{s.filename}"
-    raise SystemExit(f"attnkit check: no step {step!r}; give a number 1–{len(manifest.steps())} or a module name")
+    raise SystemExit(say("check.no_step", step=repr(step), last=len(manifest.steps())))
 
 
 def run(args):

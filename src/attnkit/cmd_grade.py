@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from . import manifest
+from .cli import add_lang_option
 
 
 def register(sub):
@@ -44,6 +45,7 @@ def register(sub):
                    help="grade even where learner code cannot be isolated (not root, no CAP_SYS_ADMIN, no "
                         "unshare): it could then read the hidden cases and solutions")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    add_lang_option(p, "the learner's feedback (--feedback, --gradescope output, the tests' messages)")
     p.set_defaults(func=run)
 
 
@@ -58,7 +60,7 @@ def run(args):
     from .cases import public_only_notice
     from .grader import batch, class_report, feedback, report_csv, report_gradescope, report_text, students
     from .grader.atomic import write_text
-    from .grader.grade import POINTS_SPLIT
+    from .grader.grade import points_split
     from .grader.journal import Journal
     from .grader.plan import Plan
     from .grader.runners import SandboxRunner
@@ -136,7 +138,7 @@ def run(args):
 
     try:
         if not args.json:
-            print(f"isolation: {isolation}\n{POINTS_SPLIT}\n")
+            print(f"isolation: {isolation}\n{points_split()}\n")
         runner = SandboxRunner(limits, args.allow_no_barrier)
         _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:

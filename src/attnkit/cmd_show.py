@@ -4,6 +4,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .cli import add_lang_option
+from .messages import say
 from .paths import EXERCISES_DIR
 from .show_frames import PRESETS, Frame, NoReference, render
 from .show_mine import LearnerError, UsageError, show_mine
@@ -31,6 +33,7 @@ def register(sub):
     p.add_argument("--mine", nargs=argparse.REMAINDER, metavar="FUNCTION ARG",
                    help="call your FUNCTION from exercises/ with these arguments and show it beside the expected result")
     p.add_argument("--folder", default=str(EXERCISES_DIR), help="where your step files are (default: exercises/)")
+    add_lang_option(p, "the labels and notes")
     p.set_defaults(func=run, usage=p.error)
 
 
@@ -44,15 +47,15 @@ def custom_frame(args):
     n_key = args.tk if args.tk is not None else len(tokens) or args.tq
     n_query = args.tq if args.tq is not None else n_key
     if n_key is None or n_key < 1 or n_query < 1:
-        raise UsageError("give a preset, or --tq/--tk (positive sizes) or --tokens")
+        raise UsageError(say("show.frame_needed"))
     if n_query > n_key:
-        raise UsageError(f"--tq ({n_query}) must be at most --tk ({n_key}): each new query needs its own key")
+        raise UsageError(say("show.too_many_queries", queries=n_query, keys=n_key))
     if tokens and len(tokens) != n_key:
-        raise UsageError(f"--tokens names {len(tokens)} positions; T_k is {n_key}: give one token per key")
+        raise UsageError(say("show.token_count", count=len(tokens), keys=n_key))
     padding = tuple(v.strip() for v in args.pad.split(",")) if args.pad else ()
     if padding:
         if len(padding) != n_key or not set(padding) <= {"0", "1"}:
-            raise UsageError(f"--pad must be {n_key} values of 1 (real token) or 0 (padding), got {args.pad!r}")
+            raise UsageError(say("show.pad_values", keys=n_key, got=repr(args.pad)))
     return Frame(n_query, n_key, tokens, tuple(int(v) for v in padding))
 
 
@@ -60,17 +63,18 @@ def run(args):
     try:
         if args.mine is not None:
             if args.preset or _frame_given(args):
-                raise UsageError("--mine takes FUNCTION ARG… and no frame options")
+                raise UsageError(say("show.mine_alone"))
             if not args.mine:
-                raise UsageError("--mine needs a FUNCTION, e.g. --mine causal_visible 2 5")
-            if "--folder" in args.mine:
-                raise UsageError("--mine takes everything after it as FUNCTION ARG…: put --folder before --mine")
+                raise UsageError(say("show.mine_needs_function"))
+            misplaced = [option for option in ("--folder", "--lang") if option in args.mine]
+            if misplaced:
+                raise UsageError(say("show.options_first", option=" ".join(misplaced)))
             shown = show_mine(args.mine[0], args.mine[1:], Path(args.folder).resolve())
             print(shown.text)
             return 1 if shown.differs else 0
         custom = _frame_given(args)
         if custom and args.preset:
-            raise UsageError("give a preset or --tq/--tk/--pad/--tokens, not both")
+            raise UsageError(say("show.preset_or_frame"))
         print(render(custom_frame(args) if custom else PRESETS[args.preset or "how-are-you"]))
         return 0
     except UsageError as err:

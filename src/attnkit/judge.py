@@ -16,13 +16,15 @@ A case here is anything with the attributes `name`, `step.module`, `function`, `
 import copy
 import re
 import sys
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
 
-from . import i18n
+from .i18n import pick as in_language
+from .messages import say
 
 _PICK = re.compile(r"^\s*(\w+)?\s*(\[.*\])?\s*$")
 _SLICE_PART = re.compile(r"^\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*)?)?$")
@@ -159,9 +161,9 @@ def named_outputs(returns, result):
         return {name: getattr(result, name) for name in returns}
     if len(returns) > 1:
         if not isinstance(result, (tuple, list)):
-            raise ValueError(f"expected a tuple ({', '.join(returns)}), got a single {type(result).__name__}")
+            raise ValueError(say("result.single", names=", ".join(returns), got=type(result).__name__))
         if len(result) != len(returns):
-            raise ValueError(f"expected a tuple of {len(returns)} ({', '.join(returns)}), got {len(result)} values")
+            raise ValueError(say("result.count", count=len(returns), names=", ".join(returns), got=len(result)))
         return dict(zip(returns, result))
     return {returns[0]: result}
 
@@ -188,13 +190,26 @@ def show(value, precision=4, indent=11, whole=False):
                            separator=", ").replace("\n", "\n" + " " * indent)
 
 
+def _columns(text):
+    """Terminal columns of `text`: a CJK character takes two."""
+    return len(text) + sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+
+
+def _left(text, width):
+    """`text` padded with spaces to `width` terminal columns."""
+    return text + " " * max(width - _columns(text), 0)
+
+
 def _beside(expected, got, width=100):
     """`expected` and `got` in two columns when they fit in `width`, else one under the other."""
     left, right = show(expected, indent=0).split("\n"), show(got, indent=0).split("\n")
     column = max(len(line) for line in left) + 3
+    want, have = say("compare.expected"), say("compare.got")
     if len(left) == 1 or column + max(len(line) for line in right) > width:
-        return f"  expected {show(expected)}\n  got      {show(got)}"
-    rows = [f"{'expected':<{column}}got"] + [f"{a:<{column}}{b}" for a, b in zip(left, right)]
+        label = max(_columns(want), _columns(have)) + 1
+        return (f"  {_left(want, label)}{show(expected, indent=label + 2)}\n"
+                f"  {_left(have, label)}{show(got, indent=label + 2)}")
+    rows = [_left(want, column) + have] + [f"{a:<{column}}{b}" for a, b in zip(left, right)]
     rows += [" " * column + b for b in right[len(left):]]
     return "\n".join("  " + row.rstrip() for row in rows)
 
@@ -209,10 +224,12 @@ def _side_by_side(expected, got, where):
         return _beside(expected, got), ""
     lead = tuple(int(i) for i in where[:-2])
     index = ", ".join(map(str, lead)) + ", :, :"
-    return (f"  both have shape {expected.shape}; the first slice that differs, [{index}]:\n"
+    want, have = say("compare.expected_whole"), say("compare.got_whole")
+    label = max(_columns(want), _columns(have)) + 1
+    return (f"  {say('compare.first_slice', shape=expected.shape, index=index)}\n"
             f"{_beside(expected[lead], got[lead])}",
-            f"  expected (whole) {show(expected, indent=19, whole=True)}\n"
-            f"  got (whole)      {show(got, indent=19, whole=True)}")
+            f"  {_left(want, label)}{show(expected, indent=label + 2, whole=True)}\n"
+            f"  {_left(have, label)}{show(got, indent=label + 2, whole=True)}")
 
 
 def describe_inputs(kwargs):
@@ -228,7 +245,7 @@ def describe_inputs(kwargs):
         elif arr.size <= 16:
             lines.append(f"{name} = {show(arr, indent=0)}".replace("\n", " "))
         else:
-            lines.append(f"{name}: shape {arr.shape}, {arr.dtype}")
+            lines.append(say("teach.input_shape", name=name, shape=arr.shape, dtype=arr.dtype))
     return lines
 
 
@@ -236,20 +253,18 @@ def check_form(shape, dtype, got, label):
     """None when `got` is an array of this shape and a dtype a right answer could have, else the
     Verdict naming the first difference (its type, then its shape, then its dtype)."""
     if not isinstance(got, (np.ndarray, np.generic, bool, int, float)):
-        return Verdict(False, "result", f"{label}: expected a numpy array, got {type(got).__name__}")
+        return Verdict(False, "result", say("form.not_array", label=label, got=type(got).__name__))
     got = np.asarray(got)
     if got.shape != tuple(shape):
-        return Verdict(False, "shape", f"{label}: expected shape {tuple(shape)}, got {got.shape}")
+        return Verdict(False, "shape", say("form.shape", label=label, want=tuple(shape), got=got.shape))
     if dtype == bool:
         if got.dtype != bool:
-            return Verdict(False, "dtype", f"{label}: expected a boolean table, got dtype {got.dtype}")
+            return Verdict(False, "dtype", say("form.not_bool", label=label, got=got.dtype))
         return None
     if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
-        return Verdict(False, "dtype", f"{label}: expected numbers, got dtype {got.dtype}")
+        return Verdict(False, "dtype", say("form.not_numbers", label=label, got=got.dtype))
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
-        return Verdict(False, "dtype", f"{label}: expected dtype {dtype}, got {got.dtype} "
-                                       "(float32 in must give float32 out: a float64 array or numpy float64 number met "
-                                       "on the way turns the result into float64)")
+        return Verdict(False, "dtype", say("form.dtype", label=label, want=np.dtype(dtype), got=got.dtype))
     return None
 
 
@@ -265,17 +280,16 @@ def compare(expected, got, tolerance, label):
         if len(wrong):
             cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:3]) + (", …" if len(wrong) > 3 else "")
             arrays, detail = _side_by_side(expected, got, wrong[0])
-            return Verdict(False, "values",
-                           f"{label}: {len(wrong)} of {expected.size} cells differ (first at {cells})\n{arrays}", detail)
+            return Verdict(False, "values", say("compare.cells_differ", label=label, count=len(wrong),
+                                                size=expected.size, cells=cells) + f"\n{arrays}", detail)
         return PASSED
     bad_nan = np.isnan(got) & ~np.isnan(expected)
     bad_inf = np.isinf(got) & ~(np.isinf(expected) & (np.sign(got) == np.sign(expected)))
     if bad_nan.any() or bad_inf.any():
         where = np.argwhere(bad_nan | bad_inf)[0]
         arrays, detail = _side_by_side(expected, got, where)
-        return Verdict(False, "nan", f"{label}: {int(bad_nan.sum())} NaN and {int(bad_inf.sum())} inf values "
-                                     f"where numbers were expected (first at {tuple(int(i) for i in where)})\n"
-                                     f"{arrays}", detail)
+        return Verdict(False, "nan", say("compare.nan", label=label, nan=int(bad_nan.sum()), inf=int(bad_inf.sum()),
+                                         where=tuple(int(i) for i in where)) + f"\n{arrays}", detail)
     atol, rtol = tolerance["atol"], tolerance["rtol"]
     close = np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
     if close.all():
@@ -287,9 +301,10 @@ def compare(expected, got, tolerance, label):
         rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
     arrays, detail = _side_by_side(expected, got, np.argwhere(~close)[0] if close.ndim else ())
     return Verdict(False, "values",
-                   f"{label}: {int((~close).sum())} of {close.size} values are off (atol {atol:g}, rtol {rtol:g});"
-                   f" largest error {float(diff[worst]):.3g} (relative {float(rel):.3g}) at {tuple(int(i) for i in worst)}:"
-                   f" expected {float(expected[worst]):.6g}, got {float(got[worst]):.6g}\n{arrays}", detail)
+                   say("compare.values_off", label=label, count=int((~close).sum()), size=close.size, atol=f"{atol:g}",
+                       rtol=f"{rtol:g}", error=f"{float(diff[worst]):.3g}", relative=f"{float(rel):.3g}",
+                       where=tuple(int(i) for i in worst), want=f"{float(expected[worst]):.6g}",
+                       got=f"{float(got[worst]):.6g}") + f"\n{arrays}", detail)
 
 
 def picked(result, text):
@@ -298,12 +313,12 @@ def picked(result, text):
         return pick(result, text), None
     except (IndexError, TypeError, KeyError) as err:
         name = text.split("[")[0]
-        shape = np.shape(result.get(name)) if name in result else "missing"
-        return None, Verdict(False, "shape", f"{text}: cannot be taken from the result ({name} has shape {shape}: {err})")
+        shape = np.shape(result.get(name)) if name in result else say("pick.missing")
+        return None, Verdict(False, "shape", say("pick.cannot", part=text, name=name, shape=shape, error=err))
 
 
 def _label(part, k, calls):
-    return part if len(calls) == 1 else f"{part} (call {k + 1})"
+    return part if len(calls) == 1 else say("part.of_call", part=part, call=k + 1)
 
 
 def check_property(case, results, forms):
@@ -327,17 +342,17 @@ def check_property(case, results, forms):
                 finite = np.isfinite(got) | np.isneginf(got)
                 if not finite.all():
                     where = tuple(int(i) for i in np.argwhere(~finite)[0])
-                    return Verdict(False, "nan", f"{part} (call {k + 1}): holds NaN or +inf (first at {where}): "
-                                                 f"{show(got[where[:-2]] if got.ndim > 2 else got)}")
+                    return Verdict(False, "nan", say("property.not_finite", part=part, call=k + 1, where=where,
+                                                     values=show(got[where[:-2]] if got.ndim > 2 else got)))
     prop = case.expect["property"]
     if prop == "same_across_calls":
         (first, bad1), (second, bad2) = (picked(res, p) for res, p in zip(results, case.expect["picks"]))
         if bad1 or bad2:
             return bad1 or bad2
-        verdict = compare(first, second, case.tolerance, f"{case.expect['picks'][1]} (call 2)")
+        verdict = compare(first, second, case.tolerance, say("part.of_call", part=case.expect["picks"][1], call=2))
         if verdict.passed:
             return PASSED
-        return Verdict(False, "property", f"{case.expect['explain']}\n{verdict.message}")
+        return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n{verdict.message}")
     if prop == "rows_sum_to_one_or_zero":
         for k, res in enumerate(results, start=1):
             P, bad = picked(res, case.expect["pick"])
@@ -348,9 +363,8 @@ def check_property(case, results, forms):
             ok = (np.isclose(sums, 1.0, atol=1e-6) | np.isclose(sums, 0.0, atol=1e-12)) & (P >= 0).all(axis=-1)
             if not ok.all():
                 row = tuple(int(i) for i in np.argwhere(~ok)[0])
-                return Verdict(False, "property", f"call {k}: every row of P must sum to 1 (or be all 0 when no key "
-                                                  f"is visible) with no negative weight; row {row} sums to "
-                                                  f"{float(sums[row]):.6g}: {show(P[row])}")
+                return Verdict(False, "property", say("property.rows_sum", call=k, row=row,
+                                                      total=f"{float(sums[row]):.6g}", values=show(P[row])))
         return PASSED
     raise ValueError(f"case {case.name}: unknown property {prop!r}")
 
@@ -375,10 +389,13 @@ def evaluate(case, calls, results, expected, forms):
 
 def warning_verdict(function, warned):
     """The Verdict of results that were right but came with NumPy warnings (`warned`, their texts)."""
-    more = f" (and {len(warned) - 1} more)" if len(warned) > 1 else ""
-    return Verdict(False, "warning", f"{function}() gave the right values but emitted a warning on the way: "
-                                     f"{warned[0]}{more}\n  NaN or inf was computed and then hidden; a right "
-                                     "answer keeps every intermediate value finite (no NaN, no warning)")
+    more = say("verdict.warning_more", count=len(warned) - 1) if len(warned) > 1 else ""
+    return Verdict(False, "warning", say("verdict.warning", function=function, warning=warned[0], more=more))
+
+
+def title(case):
+    """The first line of every message about `case`: its function and what it checks."""
+    return f"{case.step.module}.{case.function} — {in_language(case.concept)}"
 
 
 def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
@@ -387,19 +404,19 @@ def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     `full_arrays` (public tests only): True adds the whole arrays a verdict shows only a slice of
     (pytest -vv), False says how to see them; None (the grader, the notebook) does neither.
     """
-    lines = [f"{case.step.module}.{case.function} — {i18n.pick(case.concept)}"]
+    lines = [title(case)]
     for k, kwargs in enumerate(calls):
-        prefix = "input" if len(calls) == 1 else f"input of call {k + 1}"
-        lines += [f"  {prefix}: {line}" for line in describe_inputs(kwargs)]
+        prefix = say("teach.input") if len(calls) == 1 else say("teach.input_of_call", call=k + 1)
+        lines += ["  " + say("teach.labelled", label=prefix, text=line) for line in describe_inputs(kwargs)]
     lines += ["  " + line for line in verdict.message.split("\n")]  # not splitlines: a learner's \r is no line break
     if verdict.detail and full_arrays is not None:
         lines += ["  " + line for line in verdict.detail.split("\n")] if full_arrays else \
-                 ["  (pytest -vv shows the whole arrays)"]
+                 ["  " + say("teach.whole_arrays")]
     if diagnosis_text:
-        lines.append(f"  likely mistake: {diagnosis_text}")
+        lines.append("  " + say("teach.likely_mistake", text=diagnosis_text))
     if case.hint:
-        lines.append(f"  hint: {i18n.pick(case.hint)}")
-    lines.append(f"  read: {i18n.pick(case.read)}")
+        lines.append("  " + say("teach.hint", text=in_language(case.hint)))
+    lines.append("  " + say("teach.read", where=in_language(case.read)))
     return "\n".join(lines)
 
 
@@ -407,10 +424,11 @@ def exception_note(case, calls, diagnosis_text=""):
     """What a public test adds under a learner's exception: the case, the input shapes, the likely mistake."""
     inputs = " | ".join("; ".join(f"{name} {np.shape(value)}" if np.ndim(value) else f"{name} = {value!r}"
                                   for name, value in kwargs.items() if not name.startswith("*")) for kwargs in calls)
-    lines = [f"in the public test {case.name}: {i18n.pick(case.concept)}", f"inputs: {inputs}"]
+    lines = [say("teach.public_test", name=case.name, concept=in_language(case.concept)),
+             say("teach.inputs", inputs=inputs)]
     if diagnosis_text:
-        lines.append(f"likely mistake: {diagnosis_text}")
-    lines.append(f"read: {i18n.pick(case.read)}")
+        lines.append(say("teach.likely_mistake", text=diagnosis_text))
+    lines.append(say("teach.read", where=in_language(case.read)))
     return "\n".join(lines)
 
 
@@ -444,7 +462,7 @@ def evaluate_safely(case, calls, results, expected, forms):
         return evaluate(case, calls, results, expected, forms)
     except (IndexError, TypeError, ValueError) as err:
         shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
-        return Verdict(False, "shape", f"the result could not be compared ({type(err).__name__}: {err}); got {shapes}")
+        return Verdict(False, "shape", say("verdict.not_compared", error=f"{type(err).__name__}: {err}", shapes=shapes))
 
 
 def encode_forms(forms):

@@ -9,7 +9,10 @@ texts: the ladder picks the learner's language when it is printed.
 import textwrap
 from dataclasses import dataclass
 
-from .i18n import pick
+from .i18n import LANGUAGES, pick, set_language
+from .messages import say
+
+LANG_OPTION = "--lang"
 
 CORE_TRACK = "core"  # manifest.DEFAULT_TRACK: the extension's steps wait until the core is done
 
@@ -38,54 +41,56 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
     """
     ran = [s for s in steps if s.module in tallies and tallies[s.module].total]
     if not ran:
-        return "attnkit: no public test ran."
+        return say("ladder.none_ran")
     core = [s for s in ran if s.track == CORE_TRACK]
     waiting = [s for s in ran if s.track != CORE_TRACK] if not all(tallies[s.module].done for s in core) else []
     ran = [s for s in ran if s not in waiting]
-    whose = "the reference solutions/, not your exercises/" if reference else "public tests"
-    lines = ["", f"attnkit progress ({whose})"]
+    lines = ["", say("ladder.header_reference" if reference else "ladder.header")]
     next_step = next((s for s in ran if not tallies[s.module].done), None)
     for s in ran:
         t = tallies[s.module]
-        mark = "done" if t.done else ("not started" if t.not_done == t.total else "in progress")
-        pointer = "   <- next" if s is next_step else ""
-        lines.append(f"  step {s.number}  {s.module:<18} {t.passed:>2}/{t.total:<2} {mark}{pointer}")
+        mark = say("ladder.done" if t.done else "ladder.not_started" if t.not_done == t.total else "ladder.in_progress")
+        pointer = "   " + say("ladder.next_marker") if s is next_step else ""
+        lines.append("  " + say("ladder.step_row", number=s.number, module=s.module, passed=t.passed, total=t.total,
+                                mark=mark) + pointer)
     if waiting:
-        lines.append(f"  (the extension, steps {waiting[0].number}–{waiting[-1].number}, is shown once the core is done)")
+        lines.append("  " + say("ladder.extension_waits", first=waiting[0].number, last=waiting[-1].number))
     if all(tallies[s.module].not_done == tallies[s.module].total for s in ran):
-        lines += ["", "Every test failed with NotImplementedError: no function is written yet, so these failures "
-                      f"are expected. Start with step {ran[0].number}, as below."]
+        lines += ["", say("ladder.first_run", step=ran[0].number)]
     if next_step is not None:
-        lines += ["", f"Next: {exercises_label}/{next_step.filename} — {pick(next_step.title)}.",
-                  f"      First failure: {tallies[next_step.module].first_failure}",
-                  f"      Read {pick(next_step.read)}, then run: pytest {exercises_label}/test_{next_step.filename}"]
+        lines += ["", say("ladder.next", label=exercises_label, file=next_step.filename, title=pick(next_step.title),
+                          failure=tallies[next_step.module].first_failure, read=pick(next_step.read))]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
-    if reference:
-        lines += ["", f"All {passed} public tests of {len(ran)} steps pass on the reference solutions/. Your own "
-                      f"code is tested by `pytest exercises` (without --solutions). The graded run adds hidden "
-                      "tests, which also check:"]
-    else:
-        lines += ["", f"All {passed} public tests of {len(ran)} steps pass. That is not full marks yet: the graded "
-                      "run adds hidden tests, which also check:"]
+    lines += ["", say("ladder.all_pass_reference" if reference else "ladder.all_pass", passed=passed, steps=len(ran))]
     for s in ran:
         concepts = pick(hidden[s.module]) if s.module in hidden else ()
         if concepts:
-            lines += textwrap.wrap(f"step {s.number}: " + "; ".join(concepts) + ".", width=100,
-                                   initial_indent="  ", subsequent_indent="          ")
+            text = say("ladder.hidden_step", number=s.number,
+                       concepts=say("ladder.concept_separator").join(pick(c) for c in concepts))
+            lines += textwrap.wrap(text, width=100, initial_indent="  ", subsequent_indent="          ")
     return "\n".join(lines)
+
+
+def add_options(parser):
+    """From a pytest_addoption hook: --lang, the language of the messages."""
+    parser.addoption(LANG_OPTION, choices=LANGUAGES, default=None,
+                     help="the language of the messages: en or zh (default: $ATTNKIT_LANG, else the locale)")
 
 
 UNUSED_PLUGINS = ("hypothesispytest",)  # its end-of-run summary imports all of hypothesis: 0.5 s per run
 
 
 def register(config, steps, hidden, exercises_label, reference=False):
-    """From a pytest_configure hook: short tracebacks (the learner's failing line, not whole
-    functions) and the ladder after pytest's summary. `reference`: the run tests the kit's
-    reference solutions (--solutions); the header and the ladder say so. Plugins the public tests
-    never use but that slow every run (UNUSED_PLUGINS) are left out, as `-p no:NAME` would."""
+    """From a pytest_configure hook: the language of --lang (`add_options`), short tracebacks (the
+    learner's failing line, not whole functions) and the ladder after pytest's summary.
+    `reference`: the run tests the kit's reference solutions (--solutions); the header and the
+    ladder say so. Plugins the public tests never use but that slow every run (UNUSED_PLUGINS) are
+    left out, as `-p no:NAME` would."""
     for name in UNUSED_PLUGINS:
         config.pluginmanager.set_blocked(name)
+    if config.getoption(LANG_OPTION, None):
+        set_language(config.getoption(LANG_OPTION))
     if config.option.tbstyle == "auto":
         config.option.tbstyle = "short"
     config.pluginmanager.register(LadderPlugin(steps, hidden, exercises_label, reference), "attnkit-ladder")
@@ -106,7 +111,7 @@ class LadderPlugin:
         """Say at the top of the run, even under -q, when it tests the reference and not the learner."""
         if self.reference:
             session.config.pluginmanager.get_plugin("terminalreporter").write_line(
-                f"attnkit: testing the kit's reference {self.label}/ (--solutions), not your own code")
+                say("ladder.solutions_banner", label=self.label))
 
     def pytest_collection_modifyitems(self, items):
         for item in items:

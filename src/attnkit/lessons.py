@@ -32,5 +32,6 @@ def link(reference, lang=None):
 
 
 def links(reference):
-    """{lang: link(reference, lang)}: what a release or a notebook stores, to pick from at run time."""
+    """`reference` as a two-language text {"en": link in English, "zh": …}: what a copy that picks the
+    language when it runs (the release) stores."""
     return {lang: link(reference, lang) for lang in LANGUAGES}

@@ -18,6 +18,8 @@ import traceback
 from contextlib import contextmanager
 from pathlib import Path
 
+from .messages import say
+
 TIME_LIMIT_ENV = "ATTNKIT_TIME_LIMIT"
 DEFAULT_TIME_LIMIT = 3.0  # seconds; the slowest public case takes milliseconds
 
@@ -48,9 +50,9 @@ def time_limit_seconds():
     try:
         seconds = float(text) if text else DEFAULT_TIME_LIMIT
     except ValueError:
-        raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds, got {text!r}") from None
+        raise ValueError(say("limit.not_number", variable=TIME_LIMIT_ENV, got=repr(text))) from None
     if seconds <= 0:
-        raise ValueError(f"{TIME_LIMIT_ENV} must be more than 0 seconds, got {text!r}")
+        raise ValueError(say("limit.not_positive", variable=TIME_LIMIT_ENV, got=repr(text)))
     return seconds
 
 
@@ -69,8 +71,7 @@ def time_limit(what, seconds=None):
     second until the block ends, in case the learner's code caught it.
     """
     if what in _stopped:
-        raise TimeLimitExceeded(f"{what} was not run again: it was stopped after {_stopped[what]:g} s on an earlier "
-                                "test (an endless loop?)")
+        raise TimeLimitExceeded(say("limit.not_run_again", what=what, seconds=_stopped[what]))
     seconds = time_limit_seconds() if seconds is None else seconds
     if not hasattr(signal, "setitimer") or signal.getitimer(signal.ITIMER_REAL)[0]:
         yield  # no timer here, or one already running (an enclosing limit): leave it alone
@@ -80,8 +81,7 @@ def time_limit(what, seconds=None):
     def stop(signum, frame):
         if armed[0]:
             _stopped[what] = seconds
-            raise TimeLimitExceeded(f"{what} was stopped after {seconds:g} s: an endless loop? "
-                                    f"(the time limit is {seconds:g} s; {TIME_LIMIT_ENV}=20 gives more)")
+            raise TimeLimitExceeded(say("limit.stopped", what=what, seconds=seconds, variable=TIME_LIMIT_ENV))
 
     try:
         previous = signal.signal(signal.SIGALRM, stop)
@@ -100,12 +100,12 @@ def time_limit(what, seconds=None):
 def _where(err, path):
     """" on line N (the line's code)" for the last frame of `err` in the learner's file `path`, or ""."""
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
-    return f" on line {frames[-1].lineno} ({frames[-1].line})" if frames else ""
+    return say("load.on_line", line=frames[-1].lineno, code=frames[-1].line) if frames else ""
 
 
 def _exec_module(name, path, bound):
     if not path.is_file():
-        raise StepLoadError(f"{path} is missing")
+        raise StepLoadError(say("load.missing", path=path))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     saved = {key: sys.modules.get(key) for key in [*bound, name]}
@@ -115,10 +115,10 @@ def _exec_module(name, path, bound):
         spec.loader.exec_module(module)
     except SyntaxError as err:
         source = f"\n    {err.text.strip()}" if err.text and err.text.strip() else ""
-        raise StepLoadError(f"{path} has a syntax error on line {err.lineno}: {err.msg}{source}") from err
+        raise StepLoadError(say("load.syntax", path=path, line=err.lineno, error=err.msg, source=source)) from err
     except Exception as err:  # the learner's module failed while being imported
-        raise StepLoadError(f"{path} failed while being imported{_where(err, path)}: "
-                            f"{type(err).__name__}: {err}") from err
+        raise StepLoadError(say("load.import_failed", path=path, where=_where(err, path),
+                                error=f"{type(err).__name__}: {err}")) from err
     finally:
         for key, old in saved.items():
             if old is None:
@@ -170,7 +170,7 @@ class StepLoader:
             raise StepLoadError(str(self._failed[key]), first=False)
         if key not in self._modules:
             try:
-                with time_limit(f"importing {Path(folder, step_module + '.py')}"):
+                with time_limit(say("limit.importing", path=Path(folder, step_module + ".py"))):
                     self._modules[key] = self._load(step_module, folder)
             except TimeLimitExceeded as err:
                 self._failed[key] = StepLoadError(str(err))
@@ -187,8 +187,7 @@ def learner_function(load, step_module, folder, function):
     such function."""
     fn = getattr(load(step_module, folder), function, None)
     if not callable(fn):
-        raise MissingFunction(f"{Path(folder).name}/{step_module}.py has no function {function}(): keep the name "
-                              "and signature of the stub")
+        raise MissingFunction(say("load.no_function", file=f"{Path(folder).name}/{step_module}.py", function=function))
     return fn
 
 
@@ -197,5 +196,5 @@ def load_failure(step_number, err):
     if isinstance(err, MissingFunction):
         return str(err)
     if err.first:
-        return f"step {step_number} could not be loaded: {err}"
-    return f"step {step_number} could not be loaded (see the first failure of this step)"
+        return say("load.failure", step=step_number, error=err)
+    return say("load.failure_again", step=step_number)

@@ -1,5 +1,5 @@
-"""pytest hooks for exercises/ (imported by exercises/conftest.py): the --solutions switch and the
-progress ladder at the end of the run."""
+"""pytest hooks for exercises/ (imported by exercises/conftest.py): the --solutions switch, --lang and
+the progress ladder at the end of the run."""
 from . import ladder, manifest
 from .cases import hidden_concepts
 from .public import SOLUTIONS_OPTION
@@ -8,6 +8,7 @@ from .public import SOLUTIONS_OPTION
 def pytest_addoption(parser):
     parser.addoption(SOLUTIONS_OPTION, action="store_true", default=False,
                      help="run the public tests against the kit's reference solutions/ instead of exercises/")
+    ladder.add_options(parser)
 
 
 def pytest_configure(config):

@@ -1,7 +1,7 @@
 """Labelled text grids of visibility tables, masks and weights, for the terminal and for notebooks.
 
-Standard library and numpy only, and no kit module: the renderer is the same in a student's copy
-without solutions/. Columns are padded by display width, so CJK token labels (two columns each)
+Standard library, numpy and the portable `messages` (its corner label is in the learner's language)
+only: the renderer is the same in a student's copy without solutions/. Columns are padded by display width, so CJK token labels (two columns each)
 line up with ASCII ones. In a notebook: `from attnkit.show import grid; print(grid(P, tokens, tokens))`; the
 student release ships this file as `attnkit_runtime/show.py`.
 """
@@ -9,7 +9,8 @@ import unicodedata
 
 import numpy as np
 
-CORNER = "query ↓ / key →"  # the corner of a table of queries (rows) by keys (columns)
+from .messages import say
+
 MARK = "*"  # after a cell that differs from the expected grid
 
 
@@ -47,13 +48,14 @@ def _labels(given, count, name):
     return labels
 
 
-def grid(table, row_labels=None, col_labels=None, title="", differs=None, precision=4, corner=CORNER):
+def grid(table, row_labels=None, col_labels=None, title="", differs=None, precision=4, corner=None):
     """The text of a 2-D `table` [rows, cols] as a labelled grid.
 
     `row_labels` / `col_labels` default to 0, 1, …; `differs`, a bool array of the table's shape,
     marks those cells with MARK. A 1-D table is one row; more axes give one grid per leading index.
-    `corner` says what the rows and columns are.
+    `corner` says what the rows and columns are (default: queries by keys).
     """
+    corner = say("show.corner_query_key") if corner is None else corner
     arr = np.asarray(table)
     if arr.ndim == 0:
         arr = arr.reshape(1, 1)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .judge import named_outputs
 from .loader import TimeLimitExceeded, time_limit
+from .messages import say
 from .show import grid
 
 TABLE_ARGUMENTS = ("visible", "visibles")  # parameters that take a boolean table: 0/1 become False/True
@@ -36,7 +37,7 @@ def _cell(text):
     try:
         return float(word)
     except ValueError:
-        raise UsageError(f"cannot read {text!r} as a number or True/False") from None
+        raise UsageError(say("show.not_number", text=repr(text))) from None
 
 
 def parse_argument(text, name):
@@ -45,13 +46,13 @@ def parse_argument(text, name):
         try:
             return np.dtype(text)
         except TypeError:
-            raise UsageError(f"dtype: {text!r} is not a numpy dtype (e.g. float32)") from None
+            raise UsageError(say("show.not_dtype", text=repr(text))) from None
     if "," not in text and ";" not in text:
         value = _cell(text)
         return np.array(value) if isinstance(value, float) else value
     rows = [[_cell(c) for c in row.split(",")] for row in text.split(";")]
     if len({len(r) for r in rows}) != 1:
-        raise UsageError(f"{name}: every row of {text!r} needs the same number of cells")
+        raise UsageError(say("show.ragged", name=name, text=repr(text)))
     arr = np.array(rows if ";" in text else rows[0])
     if name in TABLE_ARGUMENTS and arr.dtype != bool and np.isin(arr, (0, 1)).all():
         arr = arr.astype(bool)
@@ -66,8 +67,8 @@ def build_call(function, texts, signature):
     named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     needed = [p.name for p in named if p.default is inspect.Parameter.empty]
     if not len(needed) <= len(texts) <= len(named):
-        raise UsageError(f"{function} takes {', '.join(p.name for p in named)}"
-                         f" ({len(needed)} required), got {len(texts)} argument(s)")
+        raise UsageError(say("show.arguments", function=function, names=", ".join(p.name for p in named),
+                             required=len(needed), count=len(texts)))
     return [parse_argument(t, p.name) for t, p in zip(texts, named)]
 
 
@@ -78,16 +79,16 @@ def call_learner(fn, function, args, path):
         with time_limit(f"{function}()"):
             return fn(*args)
     except NotImplementedError as err:
-        raise LearnerError(f"not written yet: {err}") from None
+        raise LearnerError(say("show.not_written", error=err)) from None
     except TimeLimitExceeded as err:
         raise LearnerError(str(err)) from None
     except KeyboardInterrupt:
-        raise LearnerError("stopped (Ctrl-C) while your code ran: an endless loop?") from None
+        raise LearnerError(say("show.interrupted")) from None
     except Exception as err:  # noqa: BLE001 - the learner's error, shown plainly
         lines = [f"{type(err).__name__}: {err}"]
-        lines += [f"  {f.filename}, line {f.lineno}: {f.line}" for f in traceback.extract_tb(err.__traceback__)
-                  if f.filename == str(path)]
-        raise LearnerError("your code raised " + "\n".join(lines)) from None
+        lines += [say("show.at_line", file=f.filename, line=f.lineno, code=f.line)
+                  for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
+        raise LearnerError(say("show.raised", error="\n".join(lines))) from None
 
 
 def result_parts(returns, result, call):
@@ -95,10 +96,10 @@ def result_parts(returns, result, call):
     try:
         parts = named_outputs(returns, result)
     except ValueError as err:
-        raise LearnerError(f"your {call} returned something else: {err}") from None
+        raise LearnerError(say("show.returned_else", call=call, error=err)) from None
     for name, value in parts.items():
         if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
-            raise LearnerError(f"your {call} returned a {type(value).__name__} for {name}; expected a numpy array")
+            raise LearnerError(say("show.returned_type", call=call, got=type(value).__name__, name=name))
     return {name: np.asarray(value) for name, value in parts.items()}
 
 
@@ -112,5 +113,5 @@ def run_learner(fn, function, texts, returns, path):
 
 def yours(call, parts, note=""):
     """The learner's result alone as text: the call, each part as a grid, then `note` if any."""
-    return "\n\n".join([call, *(grid(value, title=f"yours: {name}") for name, value in parts.items()),
+    return "\n\n".join([call, *(grid(value, title=say("show.yours", name=name)) for name, value in parts.items()),
                          *([note] if note else [])])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .messages import say
 from .paths import SOLUTIONS_DIR
 from .show import beside, grid
 
@@ -32,7 +33,8 @@ class Frame:
     def row_labels(self):
         if self.tokens:
             return [f'{i} "{self.tokens[self.past + i]}"' for i in range(self.n_query)]
-        return [f"{i} (pos {self.past + i})" if self.past else str(i) for i in range(self.n_query)]
+        return [say("show.position", index=i, position=self.past + i) if self.past else str(i)
+                for i in range(self.n_query)]
 
     def col_labels(self):
         return [f'"{t}"' for t in self.tokens] if self.tokens else None
@@ -57,8 +59,7 @@ PRESETS = {
 def reference(module, function):
     """The reference function, or NoReference when this copy of the kit has no solutions/."""
     if not SOLUTIONS_DIR.is_dir():
-        raise NoReference(f"{SOLUTIONS_DIR} is not in this copy of the kit: the expected tables cannot be "
-                          "computed here (compare with the lesson's tables)")
+        raise NoReference(say("show.no_reference", folder=SOLUTIONS_DIR))
     from .reference import reference_function
 
     return reference_function(module, function)
@@ -83,9 +84,8 @@ def render(frame):
     head = (f"T_q = {frame.n_query}, T_k = {frame.n_key}, past = T_k - T_q = {frame.past}"
             + (f", attention_mask = {list(frame.padding)}" if frame.padding else "")
             + (f"  ({frame.source})" if frame.source else ""))
-    weights = "P = softmax(S + M)" + ("" if frame.scores else ", all scores equal: each row shares its weight "
-                                                              "evenly over its visible keys")
+    weights = "P = softmax(S + M)" + ("" if frame.scores else say("show.equal_scores"))
     return "\n\n".join([head,
-                        beside(grid(visible, rows, cols, "visible (True = may read)"),
+                        beside(grid(visible, rows, cols, say("show.visible_title")),
                                grid(M, rows, cols, "M = additive_mask(visible)")),
                         grid(P, rows, cols, weights)])

@@ -11,7 +11,8 @@ from . import manifest
 from .judge import named_outputs
 from .loader import StepLoader, StepLoadError, learner_function
 from .reference import learner_step
-from .show import CORNER, MARK, beside, grid
+from .messages import say
+from .show import MARK, beside, grid
 from .show_call import LearnerError, UsageError, run_learner, yours
 from .show_frames import NoReference, reference
 
@@ -30,7 +31,7 @@ def step_of(function):
         if any(fn.name == function for fn in step.functions):
             return step.module
     names = ", ".join(fn.name for step in manifest.steps() for fn in step.functions)
-    raise UsageError(f"no function {function!r} in the exercises; one of: {names}")
+    raise UsageError(say("show.no_such_function", function=repr(function), names=names))
 
 
 def _learner_function(module, function, folder):
@@ -54,15 +55,15 @@ def _differs(expected, got):
 def _compared(name, got, expected):
     """(text, number of differences) of one part of the learner's result beside the expected one."""
     differs = _differs(expected, got)
-    corner = CORNER if name in QUERY_BY_KEY else "row ↓ / column →"
-    text = beside(grid(got, title=f"yours: {name}", differs=differs, corner=corner),
-                  grid(expected, title=f"expected: {name}", corner=corner))
+    corner = say("show.corner_query_key" if name in QUERY_BY_KEY else "show.corner_row_column")
+    text = beside(grid(got, title=say("show.yours", name=name), differs=differs, corner=corner),
+                  grid(expected, title=say("show.expected", name=name), corner=corner))
     if differs is None:
-        return f"{text}\n\n{name}: shape differs: expected {expected.shape}, got {got.shape}", got.size or 1
-    notes = [f"{name}: {int(differs.sum())} of {differs.size} cells differ (marked {MARK})" if differs.any()
-             else f"{name}: matches the expected one"]
+        return f"{text}\n\n" + say("show.shape_differs", name=name, want=expected.shape, got=got.shape), got.size or 1
+    notes = [say("show.cells_differ", name=name, count=int(differs.sum()), size=differs.size, mark=MARK)
+             if differs.any() else say("show.matches", name=name)]
     if got.dtype != expected.dtype:
-        notes.append(f"{name}: dtype differs: expected {expected.dtype}, got {got.dtype}")
+        notes.append(say("show.dtype_differs", name=name, want=expected.dtype, got=got.dtype))
     return f"{text}\n\n" + "\n".join(notes), int(differs.sum()) + (got.dtype != expected.dtype)
 
 

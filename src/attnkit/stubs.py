@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 from . import lessons, manifest
+from .i18n import LANGUAGES, pick
+from .messages import MESSAGES
 from .paths import EXERCISES_DIR, SOLUTIONS_DIR
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -15,9 +17,12 @@ _DEF = re.compile(r"^(\s*)def (\w+)\(")
 
 
 def not_written_message(step, function):
-    """The text of the NotImplementedError a stub raises."""
-    return (f"Step {step.number} ({step.module}.{function}) is not written yet: replace this raise "
-            f"with your code. Read {lessons.link(step.lesson, 'en')}.")
+    """The text of the NotImplementedError a stub raises, in every language (English first), each with
+    its lesson link: the stub is generated once for every learner, and its raise stays one line, which
+    a learner deletes whole."""
+    return " ".join(pick(MESSAGES["stub.not_written"], lang).format(step=step.number, name=f"{step.module}.{function}",
+                                                                    read=lessons.link(step.lesson, lang))
+                    for lang in LANGUAGES)
 
 
 def rewrite_solution_blocks(source, filename, replace):
@@ -67,7 +72,7 @@ def strip_solutions(source, step):
     return rewrite_solution_blocks(source, step.filename, stub)
 
 
-CONFTEST = '''"""pytest setup for the public tests: the --solutions switch and the progress ladder."""
+CONFTEST = '''"""pytest setup for the public tests: the --solutions switch, --lang and the progress ladder."""
 from attnkit.pytest_plugin import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
 

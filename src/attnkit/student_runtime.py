@@ -23,9 +23,10 @@ import pytest
 
 from .i18n import pick
 from .judge import build_arg, evaluate_safely, exception_note, portable_case, run_case, teaching_message
-from .ladder import register
+from .ladder import add_options, register
 from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure,
                      load_step, time_limit)
+from .messages import say
 from .show_call import LearnerError, UsageError, run_learner, yours
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -125,8 +126,7 @@ def failing_dependency(step, folder, error_text=""):
     if not failing:
         return ""
     earlier = LAYOUT.step(next((dep for dep in failing if f"({dep}." in error_text), failing[0]))
-    return (f"step {earlier.number} does not pass its own tests yet; fix it first: step {step.number} "
-            f"runs on your {earlier.filename} (pytest {folder.name}/test_{earlier.filename})")
+    return say("depends.fix_first", earlier=earlier.number, step=step.number, file=earlier.filename, folder=folder.name)
 
 
 def _mistake_text(entry):
@@ -176,12 +176,13 @@ def check(case, calls, expected, request):
     except NotImplementedError as err:
         blame = "" if f"({step.module}." in str(err) else failing_dependency(step, folder, str(err))
         if blame:
-            raise NotImplementedError(f"{blame}. It stopped there: {err}") from None
+            raise NotImplementedError(say("depends.stopped_there", blame=blame, error=err)) from None
         raise
     except Exception as err:
         blame = failing_dependency(step, folder)
         if blame:
-            pytest.fail(f"{blame}\n  (with it, {case.function} raised {type(err).__name__}: {err})", pytrace=False)
+            pytest.fail(say("depends.with_it", blame=blame, function=case.function, error=f"{type(err).__name__}: {err}"),
+                        pytrace=False)
         if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
             err.add_note(exception_note(case, calls, error_diagnosis(case, err)))
         raise
@@ -206,8 +207,7 @@ def show_main(argv=None):
     folder = Path.cwd() / "exercises"
     try:
         if not argv or argv[0] not in functions:
-            raise UsageError("give FUNCTION ARG…, e.g. attnkit-show causal_visible 2 5 (run it in the folder "
-                             f"that holds exercises/); FUNCTION is one of: {', '.join(functions)}")
+            raise UsageError(say("show.usage_release", names=", ".join(functions)))
         step, returns = functions[argv[0]]
         try:
             fn = learner_function(_module, step.module, folder, argv[0])
@@ -221,6 +221,11 @@ def show_main(argv=None):
     return 0
 
 
+def pytest_addoption(parser):
+    """--lang en|zh: the language of the messages."""
+    add_options(parser)
+
+
 def pytest_configure(config):
-    """Short tracebacks (the learner's failing line) and the progress ladder after the summary."""
+    """--lang, short tracebacks (the learner's failing line) and the progress ladder after the summary."""
     register(config, LAYOUT.steps(), course()["hidden_concepts"], "exercises")

@@ -10,6 +10,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
+from ..i18n import language
 from . import submission as submissions
 from .grade import Graded, grade, grade_submission
 from .sandbox_zygote import ZygoteError
@@ -21,7 +22,7 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
     `on_graded(graded, skipped)` is called once per submission, in the order they finish.
     """
     public = {p.case.name for p in plan.cases if p.case.public}
-    fingerprint = f"{plan.fingerprint}|{runner.settings}"  # other limits, other grades: regraded
+    fingerprint = f"{plan.fingerprint}|{runner.settings}|{language()}"  # other limits or language: regraded
     done, unreadable, todo = {}, {}, []
     for name in names:
         try:

@@ -9,20 +9,20 @@ results.json follows the same rule (report_gradescope).
 import html
 import re
 
-from .. import mistakes
-from ..i18n import pick
-from .grade import NOT_WRITTEN
+from .. import judge, mistakes
+from ..messages import say
+from .grade import not_written
 
 
 def shown_output(test, case, reveal_hidden):
     """The text of a failed test that its student may read; `case` is the catalogue's case of `test`."""
     if test.public or reveal_hidden or not test.output:
         return test.output
-    lines = [f"{case.step.module}.{case.function} — {pick(case.concept)} (a hidden test: {test.status})"]
-    if NOT_WRITTEN in test.output:
-        lines.append(f"  step {case.step.number} is {NOT_WRITTEN}.")
+    lines = [say("feedback.hidden_title", title=judge.title(case), status=test.status)]
+    if not_written(test.output):
+        lines.append("  " + say("feedback.step_not_written", step=case.step.number, mark=say("grade.not_written_mark")))
     if test.diagnosis:
-        lines.append(f"  likely mistake: {mistakes.describe(test.diagnosis)}")
+        lines.append("  " + say("teach.likely_mistake", text=mistakes.describe(test.diagnosis)))
     return "\n".join(lines)
 
 
@@ -43,19 +43,24 @@ def _steps(graded, cases, reveal_hidden):
 
 def _title(graded, student):
     who = f"{student.name} ({student.id})" if student.name else student.id
-    return f"Feedback for {who}: {graded.score:.4g} / {graded.max_score:g}"
+    return say("feedback.title", who=who, score=f"{graded.score:.4g}", max=f"{graded.max_score:g}")
+
+
+def _header():
+    """The titles of the steps table's columns."""
+    return say("feedback.column_step"), say("feedback.column_points"), say("feedback.column_failed")
 
 
 def markdown(graded, student, cases, reveal_hidden=False):
     """The feedback as Markdown. `cases` maps test names to catalogue cases."""
-    lines = [f"# {_title(graded, student)}", "", "| step | points | tests not passed |", "|---|---|---|"]
+    lines = [f"# {_title(graded, student)}", "", "| " + " | ".join(_header()) + " |", "|---|---|---|"]
     steps = _steps(graded, cases, reveal_hidden)
     lines += [f"| {m} | {s:.4g} / {w:g} | {len(failed)} |" for m, s, w, failed in steps]
     for module, _, _, failed in steps:
         if failed:
             lines += ["", f"## {module}"]
             for test, text in failed:
-                name = test.name if test.public or reveal_hidden else "hidden test"
+                name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
                 lines += ["", f"**{name}**: {test.status}", "", "```", text, "```"]
     return "\n".join(lines) + "\n"
 
@@ -67,12 +72,12 @@ def html_page(graded, student, cases, reveal_hidden=False):
     steps = _steps(graded, cases, reveal_hidden)
     rows = "".join(f"<tr><td>{e(m)}</td><td>{s:.4g} / {w:g}</td><td>{len(failed)}</td></tr>" for m, s, w, failed in steps)
     body = [f"<h1>{e(title)}</h1>",
-            f"<table><tr><th>step</th><th>points</th><th>tests not passed</th></tr>{rows}</table>"]
+            "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in _header()) + f"</tr>{rows}</table>"]
     for module, _, _, failed in steps:
         if failed:
             body.append(f"<h2>{e(module)}</h2>")
             for test, text in failed:
-                name = test.name if test.public or reveal_hidden else "hidden test"
+                name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
                 body.append(f"<h3>{e(name)}: {e(test.status)}</h3><pre>{e(text)}</pre>")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title><style>"
             "body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"

@@ -12,12 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import judge, mistakes
-from ..i18n import pick
+from ..i18n import LANGUAGES, pick
+from ..messages import MESSAGES, say
 
-POINTS_SPLIT = ("Each step is graded on its own: its tests run with the reference versions of the earlier "
-                "steps it imports, so a mistake costs points only in the step that made it. A step's points "
-                "are shared by its tests (public and hidden) in proportion to their weights.")
-NOT_WRITTEN = "not written yet"
 _DIAGNOSIS_LOCK = threading.Lock()  # diagnosis builds its tables lazily, loading modules (not thread-safe)
 
 
@@ -112,7 +109,7 @@ def _judge(plan, planned, results, problem, missing):
     calls = [results.get(key) for key in planned.keys]
     failed = [r for r in calls if r is None or r.status != "ok"]
     if missing and not problem:  # SPEC: a missing file counts as not done
-        return _result(planned, "failed", _not_written(case, f"{case.step.filename} is missing"), None)
+        return _result(planned, "failed", _not_written(case, say("grade.file_missing", file=case.step.filename)), None)
     if problem or failed:
         status, output, code = _not_run(planned, None if problem else failed[0], problem)
     else:
@@ -146,31 +143,41 @@ def _result(planned, status, output, code):
 def _not_run(planned, result, problem):
     """(status, output, diagnosis) of a case whose calls did not all come back with a result."""
     case = planned.case
-    where = f"{case.step.module}.{case.function} — {pick(case.concept)}"
+    where = judge.title(case)
     if problem:
-        return "error", f"{where}\n  not graded: {problem}", None
+        return "error", f"{where}\n  {say('grade.not_graded', problem=problem)}", None
     if result is None:
-        return "error", f"{where}\n  the grader got no result for this call", None
+        return "error", f"{where}\n  {say('grade.no_result')}", None
     if result.status == "not_done":
-        return "failed", _not_written(case, "replace the `raise NotImplementedError` with your code"), None
+        return "failed", _not_written(case, say("grade.replace_raise")), None
     if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
-        return "error", f"{where}\n  {result.error}: make the calls that timed out finish first", None
+        return "error", f"{where}\n  {say('grade.not_run', error=result.error)}", None
     if result.status == "timeout":
-        return ("timeout", f"{where}\n  stopped: {result.error} (an endless loop, or far more work than the "
-                           f"inputs need?)\n  read: {case.read}", None)
+        return ("timeout", f"{where}\n  {say('grade.timeout', error=result.error)}\n"
+                           f"  {say('teach.read', where=pick(case.read))}", None)
     if result.status == "crashed":
-        return ("error", f"{where}\n  the process running your code died before returning "
-                         f"(sys.exit/os._exit, a crash, or too much memory): {result.error}", None)
+        return "error", f"{where}\n  {say('grade.crashed', error=result.error)}", None
     if result.status == "budget":
         return "timeout" if result.exc_type == "time" else "error", f"{where}\n  {result.error}", None
     if result.status == "load_error":
-        return "error", f"{where}\n  your file could not be loaded: {result.error}", None
+        return "error", f"{where}\n  {say('grade.load_error', error=result.error)}", None
     with _DIAGNOSIS_LOCK:
         code = mistakes.diagnose_exception(case, result.exc_type, result.error)
-    verdict = judge.Verdict(False, "exception", f"raised {result.error}" if result.exc_type else result.error)
+    verdict = judge.Verdict(False, "exception", say("teach.raised", error=result.error) if result.exc_type else result.error)
     return "error", judge.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
 
 
+def points_split():
+    """How the points of a submission are shared out, in the learner's language."""
+    return say("grade.points_split")
+
+
 def _not_written(case, what):
-    return (f"{case.step.module}.{case.function} — {pick(case.concept)}\n  step {case.step.number} "
-            f"({case.step.module}.{case.function}) is {NOT_WRITTEN}: {what}.\n  read: {case.read}")
+    line = say("grade.not_written", step=case.step.number, name=f"{case.step.module}.{case.function}",
+               mark=say("grade.not_written_mark"), what=what)
+    return f"{judge.title(case)}\n  {line}\n  {say('teach.read', where=pick(case.read))}"
+
+
+def not_written(output):
+    """Whether a test's `output` says that its step is not written yet (in either language)."""
+    return any(pick(MESSAGES["grade.not_written_mark"], lang) in output for lang in LANGUAGES)

@@ -15,21 +15,26 @@ import zipfile
 from pathlib import Path
 
 from ..cases import hidden_cases_available
+from ..i18n import ENVIRONMENT, check_language
 from ..paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
 
 ENTRY_POINTS = ROOT / "autograder" / "gradescope"
 _KIT_FILES = ("pyproject.toml", "README.md", "src")
 
 
-def build(zip_path):
-    """Write the zip at `zip_path`; return the names it holds. ValueError when the kit has no hidden cases."""
+def build(zip_path, lang=None):
+    """Write the zip at `zip_path`; return the names it holds. ValueError when the kit has no hidden cases.
+
+    `lang` (en or zh): the language of the students' feedback, set in run_autograder; None leaves it
+    to the container's locale (English on Gradescope's images).
+    """
     if not hidden_cases_available() or not SOLUTIONS_DIR.is_dir():
         raise ValueError(f"the bundle needs the hidden cases ({HIDDEN_CASES_DIR}) and the solutions "
                          f"({SOLUTIONS_DIR}): run it from a checkout of the kit")
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _build_wheel(Path(tmp))
         entries = [("setup.sh", ENTRY_POINTS / "setup.sh", 0o755),
-                   ("run_autograder", ENTRY_POINTS / "run_autograder", 0o755),
+                   ("run_autograder", _run_autograder(Path(tmp), lang), 0o755),
                    (wheel.name, wheel, 0o644)]
         entries += [(f"autograder/cases/{p.name}", p, 0o644) for p in sorted(HIDDEN_CASES_DIR.glob("*.yaml"))]
         entries += [(f"solutions/{p.name}", p, 0o644) for p in sorted(SOLUTIONS_DIR.glob("*.py"))]
@@ -41,6 +46,18 @@ def build(zip_path):
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zf.writestr(info, path.read_bytes())
     return [name for name, _, _ in entries]
+
+
+def _run_autograder(tmp, lang):
+    """run_autograder, with `export ATTNKIT_LANG=<lang>` after its first line when `lang` is given."""
+    source = ENTRY_POINTS / "run_autograder"
+    if lang is None:
+        return source
+    shebang, rest = source.read_text(encoding="utf-8").split("\n", 1)
+    baked = tmp / "run_autograder"
+    baked.write_text(f"{shebang}\nexport {ENVIRONMENT}={check_language(lang)}  # attnkit gradescope-bundle --lang\n"
+                     f"{rest}", encoding="utf-8")
+    return baked
 
 
 def _build_wheel(tmp):

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from .. import manifest
+from ..messages import say
 from .atomic import write_text
 from .report_gradescope import failed
 
@@ -40,8 +41,7 @@ def submission_path(folder):
             return candidate
     notebooks = sorted(p for f in (folder, *inner) for p in f.glob("*.ipynb") if _plain_file(p))
     if len(notebooks) > 1:
-        raise LayoutError(f"found {len(notebooks)} notebooks ({', '.join(p.name for p in notebooks)}); "
-                          "submit exactly one .ipynb, or the step files (step1_projection.py …)")
+        raise LayoutError(say("gradescope.many_notebooks", count=len(notebooks), names=", ".join(p.name for p in notebooks)))
     return notebooks[0] if notebooks else folder
 
 
@@ -74,7 +74,7 @@ def main(root):
     try:
         path = submission_path(root / "submission")
     except LayoutError as err:
-        write_text(results, json.dumps(failed(f"Your submission could not be graded: {err}.")) + "\n")
+        write_text(results, json.dumps(failed(say("gradescope.not_graded", reason=err))) + "\n")
         return 0
     with tempfile.TemporaryDirectory(prefix="submission-") as tmp:
         copy, journal = Path(tmp) / "submission", Path(tmp) / "journal"  # the journal: not beside results.json

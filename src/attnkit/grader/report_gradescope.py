@@ -10,7 +10,8 @@ from pathlib import Path
 
 from .atomic import write_text
 from .feedback import shown_output
-from .grade import POINTS_SPLIT
+from ..messages import say
+from .grade import points_split
 
 _CAP = 8000  # characters of learner output shown
 
@@ -23,13 +24,14 @@ def results(graded, cases, reveal_hidden=False):
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
               "visibility": "visible" if t.public else "after_published"}
              for t in graded.tests]
-    lines = [f"Score {graded.score:g} / {graded.max_score:g}. {POINTS_SPLIT}", f"Isolation: {graded.isolation}"]
+    lines = [say("gradescope.score", score=f"{graded.score:g}", max=f"{graded.max_score:g}", split=points_split()),
+             say("gradescope.isolation", isolation=graded.isolation)]
     lines += [f"  {m}: {s:g} / {w:g}" for m, (s, w) in graded.steps.items()]
     if graded.diagnoses:
-        lines.append("Likely mistakes: " + ", ".join(graded.diagnoses))
-    for label, text in (("Your code printed", graded.stdout), ("Your code wrote to stderr", graded.stderr)):
+        lines.append(say("gradescope.mistakes", codes=", ".join(graded.diagnoses)))
+    for label, text in (("gradescope.printed", graded.stdout), ("gradescope.stderr", graded.stderr)):
         if text:
-            lines += [f"{label}:", text[:_CAP]]
+            lines += [say(label), text[:_CAP]]
     return {"score": graded.score, "output": "\n".join(lines), "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests, "extra_data": {"isolation": graded.isolation}}
 

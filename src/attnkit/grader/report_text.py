@@ -1,7 +1,7 @@
 """The terminal report: a submission's score, its steps, and what failed with the likely mistake."""
 import textwrap
 
-from .grade import NOT_WRITTEN
+from .grade import not_written
 from .terminal import printable
 
 _CAP = 2000  # characters of learner output shown
@@ -24,8 +24,8 @@ def text(graded):
         bad = [t for t in graded.tests if t.step == module and t.status != "passed"]
         if not bad:
             continue
-        if all(NOT_WRITTEN in t.output for t in bad):
-            lines.append(f"  {module}: {NOT_WRITTEN} ({len(bad)} tests)")
+        if all(not_written(t.output) for t in bad):
+            lines.append(f"  {module}: not written yet ({len(bad)} tests)")
             continue
         lines.append(f"  {module}:")
         for k, t in enumerate(bad):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import paths
+from .. import i18n, paths
 from .sandbox_wire import encode, read_message
 
 _HERE = Path(__file__).resolve().parent
@@ -150,7 +150,8 @@ class Zygote:
                   "--propagation", "private", "--mount-proc"] if barrier else []
         self._log = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(prefix + python, env=ENV, cwd="/", stdin=theirs.fileno(),
+            env = {**ENV, i18n.ENVIRONMENT: i18n.language()}  # the provided checks word their errors in it
+            self.proc = subprocess.Popen(prefix + python, env=env, cwd="/", stdin=theirs.fileno(),
                                          stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True)
         except OSError as err:
             self.ctl.close()

@@ -1,7 +1,7 @@
 """The source of the notebook's locked checks cell: the portable judging core plus `runtime`, run as a module.
 
-The core (`attnkit.judge`, standard library and numpy only) is embedded whole, so the notebook's
-messages and verdicts are the kit's. It runs in a module namespace of its own (`_ak`), so a
+The core (`attnkit.i18n`, `attnkit.messages`, `attnkit.judge`: standard library and numpy only) is
+embedded whole, so the notebook's messages (in the learner's language) and verdicts are the kit's. It runs in a module namespace of its own (`_ak`), so a
 learner's helper called `show` or `pick` cannot break the checks, nor the checks the learner's code.
 `attnkit.i18n` is embedded as a module of its own, `_ak.i18n`, as the core refers to it (`i18n.pick`):
 the learner's language is chosen when the checks run.
@@ -9,25 +9,29 @@ the learner's language is chosen when the checks run.
 import ast
 import inspect
 
-from .. import i18n, judge
+from .. import i18n, judge, messages
 from . import runtime
 
 MODULE_NAME = "attnkit_notebook_checks"
 
 
 def _without_package_imports(source):
-    """`source` without its relative imports (the names they bring are defined above it in the cell)."""
+    """`source` without its relative imports: the names they bring are defined above it in the cell; a
+    name imported under another (`pick as in_language`) becomes an assignment, made before a later
+    module of the cell defines a name of its own the same (judge's own `pick`)."""
     lines = source.splitlines()
     for node in ast.parse(source).body:
         if isinstance(node, ast.ImportFrom) and node.level:
+            renamed = [f"{alias.asname} = {alias.name}" for alias in node.names if alias.asname]
             lines[node.lineno - 1:node.end_lineno] = [None] * (node.end_lineno - node.lineno + 1)
+            lines[node.lineno - 1] = "; ".join(renamed) or None
     return "\n".join(line for line in lines if line is not None)
 
 
 def module_source():
-    """attnkit.judge, then runtime.py, without their package imports (`i18n` is `_ak.i18n`)."""
-    return (f"# --- {judge.__name__} ---\n{_without_package_imports(inspect.getsource(judge)).rstrip()}\n\n\n"
-            f"# --- {runtime.__name__} ---\n{_without_package_imports(inspect.getsource(runtime))}\n")
+    """attnkit.i18n, attnkit.messages, attnkit.judge, then runtime.py, each without its package imports."""
+    return "\n\n\n".join(f"# --- {module.__name__} ---\n{_without_package_imports(inspect.getsource(module)).rstrip()}"
+                          for module in (i18n, messages, judge, runtime)) + "\n"
 
 
 def cell_source():

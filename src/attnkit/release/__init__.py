@@ -4,7 +4,8 @@
     OUT/lessons/                       the kit's lessons, English and Chinese: every "read:" link points here
     OUT/pyproject.toml                 installs the runtime: `pip install .`
     OUT/exercises/                     the stubs, shape_checks.py, readable public tests, conftest.py
-    OUT/runtime/attnkit_runtime/       judge.py, loader.py, ladder.py (the kit's portable core, as is),
+    OUT/runtime/attnkit_runtime/       judge.py, loader.py, ladder.py, i18n.py, messages.py (the kit's
+                                       portable core, as is: messages follow ATTNKIT_LANG / the locale),
                                        show.py, show_call.py (`attnkit-show FUNCTION ARG…`: the grids
                                        of `attnkit show --mine`, as they are),
                                        exercise.py (attnkit.student_runtime), data/course.json, data/snapshot.npz
@@ -19,15 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, i18n, judge, ladder, loader, manifest, show, show_call, student_runtime, stubs
+from .. import __version__, i18n, judge, ladder, loader, manifest, messages, show, show_call, student_runtime, stubs
 from ..cases import cases_for
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from . import snapshot as snap
 from .texts import GITIGNORE, PYPROJECT, README, test_file
 
 RUNTIME = "attnkit_runtime"
-CONFTEST = f'''"""pytest setup for the public tests: short tracebacks and the progress ladder (from the runtime)."""
-from {RUNTIME}.exercise import pytest_configure  # noqa: F401  (a pytest hook)
+CONFTEST = f'''"""pytest setup for the public tests: --lang, short tracebacks and the progress ladder (from the runtime)."""
+from {RUNTIME}.exercise import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
 
 
@@ -53,7 +54,7 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
         files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
     package = f"runtime/{RUNTIME}"
     files[f"{package}/__init__.py"] = '"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
-    for name, module in (("i18n", i18n), ("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
+    for name, module in (("i18n", i18n), ("messages", messages), ("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
                          ("show_call", show_call), ("exercise", student_runtime)):
         files[f"{package}/{name}.py"] = inspect.getsource(module)
     files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"

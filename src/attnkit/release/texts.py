@@ -10,6 +10,10 @@ The lessons are in `lessons/`: English in `lessons/en/`, Chinese in `lessons/zh/
 sections). Each step has its own (`lessons/en/step1_projection.md` …), and every "read:" in a test's
 message names a file and section there, e.g. `read: lessons/en/step2_scores.md#scale`.
 
+Messages come in English or Chinese (中文), and so do the lesson links in them: the language follows
+your locale (`LANG=zh_CN.UTF-8` gives Chinese). To choose it yourself, set `ATTNKIT_LANG=zh` (or `en`),
+e.g. `export ATTNKIT_LANG=zh`, or add `--lang zh` to one run: `pytest exercises --lang zh`.
+
 ## Set up (once)
 
 ```bash

@@ -1,0 +1,309 @@
+"""Every learner-facing message the kit's code words, in English and Chinese, in one table.
+
+`say("ladder.next", ...)` formats the message with id "ladder.next" in the learner's language
+(`i18n.language()`) with str.format; each id holds `{"en": template, "zh": template}` with the same
+placeholders. Texts that live in data (a case's concept and hint, a mistake's advice, a step's
+title) are not here: they are two-language data of their own, chosen with `i18n.pick`.
+
+Instructor-facing output (the class report, CSV headers, `attnkit verify`, the instructors' CLI
+errors) stays English and is not here (docs/GRADING.md says so).
+
+Part of the portable core that `attnkit release` copies as is (standard library only); the
+notebook's checks cell embeds it.
+"""
+from .i18n import pick as in_language
+
+MESSAGES = {
+    # --- the NotImplementedError of a stub (stubs.py writes both languages into the generated file) ---
+    "stub.not_written": {
+        "en": "Step {step} ({name}) is not written yet: replace this raise with your code. Read {read}.",
+        "zh": "第 {step} 步（{name}）还没有写：把这个 raise 换成你的代码。阅读 {read}。"},
+    # --- judging one case (judge.py) ---
+    "result.single": {
+        "en": "expected a tuple ({names}), got a single {got}",
+        "zh": "应返回一个元组 ({names})，实际只返回了一个 {got}"},
+    "result.count": {
+        "en": "expected a tuple of {count} ({names}), got {got} values",
+        "zh": "应返回 {count} 个值的元组 ({names})，实际返回了 {got} 个值"},
+    "form.not_array": {
+        "en": "{label}: expected a numpy array, got {got}",
+        "zh": "{label}：应为 numpy 数组，实际是 {got}"},
+    "form.shape": {
+        "en": "{label}: expected shape {want}, got {got}",
+        "zh": "{label}：形状应为 {want}，实际是 {got}"},
+    "form.not_bool": {
+        "en": "{label}: expected a boolean table, got dtype {got}",
+        "zh": "{label}：应为布尔表，实际 dtype 是 {got}"},
+    "form.not_numbers": {
+        "en": "{label}: expected numbers, got dtype {got}",
+        "zh": "{label}：应为数值，实际 dtype 是 {got}"},
+    "form.dtype": {
+        "en": "{label}: expected dtype {want}, got {got} (float32 in must give float32 out: a float64 array or "
+              "numpy float64 number met on the way turns the result into float64)",
+        "zh": "{label}：dtype 应为 {want}，实际是 {got}（输入 float32，输出也必须是 float32：途中遇到的 float64 "
+              "数组或 numpy float64 数都会把结果变成 float64）"},
+    "compare.expected": {"en": "expected", "zh": "应为"},
+    "compare.got": {"en": "got", "zh": "实际"},
+    "compare.expected_whole": {"en": "expected (whole)", "zh": "应为（完整）"},
+    "compare.got_whole": {"en": "got (whole)", "zh": "实际（完整）"},
+    "compare.first_slice": {
+        "en": "both have shape {shape}; the first slice that differs, [{index}]:",
+        "zh": "两者形状都是 {shape}；第一个有差异的切片 [{index}]："},
+    "compare.cells_differ": {
+        "en": "{label}: {count} of {size} cells differ (first at {cells})",
+        "zh": "{label}：{size} 个格子中有 {count} 个不同（最先在 {cells}）"},
+    "compare.nan": {
+        "en": "{label}: {nan} NaN and {inf} inf values where numbers were expected (first at {where})",
+        "zh": "{label}：应为普通数值的地方出现了 {nan} 个 NaN 和 {inf} 个 inf（最先在 {where}）"},
+    "compare.values_off": {
+        "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); largest error {error} "
+              "(relative {relative}) at {where}: expected {want}, got {got}",
+        "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；最大误差 {error}"
+              "（相对误差 {relative}）在 {where}：应为 {want}，实际是 {got}"},
+    "pick.cannot": {
+        "en": "{part}: cannot be taken from the result ({name} has shape {shape}: {error})",
+        "zh": "{part}：无法从结果中取出（{name} 的形状是 {shape}：{error}）"},
+    "pick.missing": {"en": "missing", "zh": "不存在"},
+    "part.of_call": {"en": "{part} (call {call})", "zh": "{part}（第 {call} 次调用）"},
+    "property.not_finite": {
+        "en": "{part} (call {call}): holds NaN or +inf (first at {where}): {values}",
+        "zh": "{part}（第 {call} 次调用）：含有 NaN 或 +inf（最先在 {where}）：{values}"},
+    "property.rows_sum": {
+        "en": "call {call}: every row of P must sum to 1 (or be all 0 when no key is visible) with no negative "
+              "weight; row {row} sums to {total}: {values}",
+        "zh": "第 {call} 次调用：P 的每一行加起来必须等于 1（没有可见的 Key 时全为 0），且不能有负权重；"
+              "第 {row} 行加起来是 {total}：{values}"},
+    "verdict.warning": {
+        "en": "{function}() gave the right values but emitted a warning on the way: {warning}{more}\n"
+              "  NaN or inf was computed and then hidden; a right answer keeps every intermediate value finite "
+              "(no NaN, no warning)",
+        "zh": "{function}() 的结果是对的，但中途发出了警告：{warning}{more}\n"
+              "  中间算出了 NaN 或 inf，之后又被遮掩掉了；正确的做法让每个中间值都保持有限（没有 NaN，也没有警告）"},
+    "verdict.warning_more": {"en": " (and {count} more)", "zh": "（另有 {count} 条）"},
+    "verdict.not_compared": {
+        "en": "the result could not be compared ({error}); got {shapes}",
+        "zh": "无法比较这个结果（{error}）；实际得到 {shapes}"},
+    "teach.input": {"en": "input", "zh": "输入"},
+    "teach.input_of_call": {"en": "input of call {call}", "zh": "第 {call} 次调用的输入"},
+    "teach.labelled": {"en": "{label}: {text}", "zh": "{label}：{text}"},
+    "teach.input_shape": {"en": "{name}: shape {shape}, {dtype}", "zh": "{name}：形状 {shape}，{dtype}"},
+    "teach.whole_arrays": {"en": "(pytest -vv shows the whole arrays)", "zh": "（pytest -vv 会显示完整数组）"},
+    "teach.likely_mistake": {"en": "likely mistake: {text}", "zh": "可能的错误：{text}"},
+    "teach.hint": {"en": "hint: {text}", "zh": "提示：{text}"},
+    "teach.read": {"en": "read: {where}", "zh": "阅读：{where}"},
+    "teach.public_test": {"en": "in the public test {name}: {concept}", "zh": "公开测试 {name}：{concept}"},
+    "teach.inputs": {"en": "inputs: {inputs}", "zh": "输入：{inputs}"},
+    "teach.raised": {"en": "raised {error}", "zh": "抛出了 {error}"},
+    # --- loading a step and the time limit (loader.py) ---
+    "limit.not_number": {
+        "en": "{variable} must be a number of seconds, got {got}",
+        "zh": "{variable} 必须是秒数，实际是 {got}"},
+    "limit.not_positive": {
+        "en": "{variable} must be more than 0 seconds, got {got}",
+        "zh": "{variable} 必须大于 0 秒，实际是 {got}"},
+    "limit.not_run_again": {
+        "en": "{what} was not run again: it was stopped after {seconds:g} s on an earlier test (an endless loop?)",
+        "zh": "{what} 没有再运行：它在前面的测试中运行了 {seconds:g} 秒后被停止（死循环？）"},
+    "limit.stopped": {
+        "en": "{what} was stopped after {seconds:g} s: an endless loop? (the time limit is {seconds:g} s; "
+              "{variable}=20 gives more)",
+        "zh": "{what} 运行 {seconds:g} 秒后被停止：死循环？（时间限制是 {seconds:g} 秒；{variable}=20 可以放宽）"},
+    "limit.importing": {"en": "importing {path}", "zh": "导入 {path}"},
+    "load.on_line": {"en": " on line {line} ({code})", "zh": "，第 {line} 行（{code}）"},
+    "load.missing": {"en": "{path} is missing", "zh": "找不到 {path}"},
+    "load.syntax": {
+        "en": "{path} has a syntax error on line {line}: {error}{source}",
+        "zh": "{path} 第 {line} 行有语法错误：{error}{source}"},
+    "load.import_failed": {
+        "en": "{path} failed while being imported{where}: {error}",
+        "zh": "导入 {path} 时出错{where}：{error}"},
+    "load.failure": {"en": "step {step} could not be loaded: {error}", "zh": "第 {step} 步无法加载：{error}"},
+    "load.failure_again": {
+        "en": "step {step} could not be loaded (see the first failure of this step)",
+        "zh": "第 {step} 步无法加载（见这一步的第一个失败）"},
+    "load.no_function": {
+        "en": "{file} has no function {function}(): keep the name and signature of the stub",
+        "zh": "{file} 里没有函数 {function}()：请保留练习文件里原有的函数名和参数"},
+    # --- the release: a step run on the learner's own earlier steps (student_runtime.py) ---
+    "depends.fix_first": {
+        "en": "step {earlier} does not pass its own tests yet; fix it first: step {step} runs on your {file} "
+              "(pytest {folder}/test_{file})",
+        "zh": "第 {earlier} 步还没有通过它自己的测试，请先改好它：第 {step} 步用的是你的 {file}"
+              "（pytest {folder}/test_{file}）"},
+    "depends.stopped_there": {"en": "{blame}. It stopped there: {error}", "zh": "{blame}。它停在了这里：{error}"},
+    "depends.with_it": {
+        "en": "{blame}\n  (with it, {function} raised {error})",
+        "zh": "{blame}\n  （因此 {function} 抛出了 {error}）"},
+    # --- the progress ladder (ladder.py) ---
+    "ladder.none_ran": {"en": "attnkit: no public test ran.", "zh": "attnkit：没有运行任何公开测试。"},
+    "ladder.header": {"en": "attnkit progress (public tests)", "zh": "attnkit 进度（公开测试）"},
+    "ladder.header_reference": {
+        "en": "attnkit progress (the reference solutions/, not your exercises/)",
+        "zh": "attnkit 进度（参考答案 solutions/，不是你的 exercises/）"},
+    "ladder.done": {"en": "done", "zh": "完成"},
+    "ladder.not_started": {"en": "not started", "zh": "未开始"},
+    "ladder.in_progress": {"en": "in progress", "zh": "进行中"},
+    "ladder.next_marker": {"en": "<- next", "zh": "<- 下一步"},
+    "ladder.step_row": {
+        "en": "step {number}  {module:<18} {passed:>2}/{total:<2} {mark}",
+        "zh": "第 {number} 步  {module:<18} {passed:>2}/{total:<2} {mark}"},
+    "ladder.extension_waits": {
+        "en": "(the extension, steps {first}–{last}, is shown once the core is done)",
+        "zh": "（扩展部分，第 {first}–{last} 步，在核心部分完成后才显示）"},
+    "ladder.first_run": {
+        "en": "Every test failed with NotImplementedError: no function is written yet, so these failures are "
+              "expected. Start with step {step}, as below.",
+        "zh": "所有测试都因 NotImplementedError 失败：还没有写任何函数，所以这些失败是正常的。"
+              "从第 {step} 步开始，见下面。"},
+    "ladder.next": {
+        "en": "Next: {label}/{file} — {title}.\n"
+              "      First failure: {failure}\n"
+              "      Read {read}, then run: pytest {label}/test_{file}",
+        "zh": "下一步：{label}/{file} — {title}。\n"
+              "      第一个失败：{failure}\n"
+              "      先读 {read}，然后运行：pytest {label}/test_{file}"},
+    "ladder.all_pass_reference": {
+        "en": "All {passed} public tests of {steps} steps pass on the reference solutions/. Your own code is tested "
+              "by `pytest exercises` (without --solutions). The graded run adds hidden tests, which also check:",
+        "zh": "{steps} 步的全部 {passed} 个公开测试在参考答案 solutions/ 上通过。你自己的代码用 "
+              "`pytest exercises`（不加 --solutions）来测。评分时还会加上隐藏测试，它们还检查："},
+    "ladder.all_pass": {
+        "en": "All {passed} public tests of {steps} steps pass. That is not full marks yet: the graded run adds "
+              "hidden tests, which also check:",
+        "zh": "{steps} 步的全部 {passed} 个公开测试都通过了。这还不等于满分：评分时还会加上隐藏测试，它们还检查："},
+    "ladder.hidden_step": {"en": "step {number}: {concepts}.", "zh": "第 {number} 步：{concepts}。"},
+    "ladder.concept_separator": {"en": "; ", "zh": "；"},
+    "ladder.solutions_banner": {
+        "en": "attnkit: testing the kit's reference {label}/ (--solutions), not your own code",
+        "zh": "attnkit：正在测试本套练习的参考答案 {label}/（--solutions），不是你自己的代码"},
+    # --- the learner's function called from a command line (show_call.py, show_mine.py) ---
+    "show.not_number": {
+        "en": "cannot read {text} as a number or True/False",
+        "zh": "无法把 {text} 读成数字或 True/False"},
+    "show.not_dtype": {
+        "en": "dtype: {text} is not a numpy dtype (e.g. float32)",
+        "zh": "dtype：{text} 不是 numpy 的 dtype（例如 float32）"},
+    "show.ragged": {
+        "en": "{name}: every row of {text} needs the same number of cells",
+        "zh": "{name}：{text} 的每一行必须有相同数量的格子"},
+    "show.arguments": {
+        "en": "{function} takes {names} ({required} required), got {count} argument(s)",
+        "zh": "{function} 的参数是 {names}（其中 {required} 个必填），实际给了 {count} 个"},
+    "show.not_written": {"en": "not written yet: {error}", "zh": "还没有写：{error}"},
+    "show.interrupted": {
+        "en": "stopped (Ctrl-C) while your code ran: an endless loop?",
+        "zh": "你的代码运行时被停止（Ctrl-C）：死循环？"},
+    "show.raised": {"en": "your code raised {error}", "zh": "你的代码抛出了 {error}"},
+    "show.at_line": {"en": "  {file}, line {line}: {code}", "zh": "  {file}，第 {line} 行：{code}"},
+    "show.returned_else": {
+        "en": "your {call} returned something else: {error}",
+        "zh": "你的 {call} 返回的不是应有的结果：{error}"},
+    "show.returned_type": {
+        "en": "your {call} returned a {got} for {name}; expected a numpy array",
+        "zh": "你的 {call} 为 {name} 返回了 {got}；应为 numpy 数组"},
+    "show.yours": {"en": "yours: {name}", "zh": "你的：{name}"},
+    "show.expected": {"en": "expected: {name}", "zh": "应为：{name}"},
+    "show.corner_query_key": {"en": "query ↓ / key →", "zh": "Query ↓ / Key →"},
+    "show.corner_row_column": {"en": "row ↓ / column →", "zh": "行 ↓ / 列 →"},
+    "show.shape_differs": {
+        "en": "{name}: shape differs: expected {want}, got {got}",
+        "zh": "{name}：形状不同：应为 {want}，实际是 {got}"},
+    "show.cells_differ": {
+        "en": "{name}: {count} of {size} cells differ (marked {mark})",
+        "zh": "{name}：{size} 个格子中有 {count} 个不同（标记为 {mark}）"},
+    "show.matches": {"en": "{name}: matches the expected one", "zh": "{name}：与应有的结果一致"},
+    "show.dtype_differs": {
+        "en": "{name}: dtype differs: expected {want}, got {got}",
+        "zh": "{name}：dtype 不同：应为 {want}，实际是 {got}"},
+    "show.no_such_function": {
+        "en": "no function {function} in the exercises; one of: {names}",
+        "zh": "练习里没有函数 {function}；可选的有：{names}"},
+    "show.usage_release": {
+        "en": "give FUNCTION ARG…, e.g. attnkit-show causal_visible 2 5 (run it in the folder that holds "
+              "exercises/); FUNCTION is one of: {names}",
+        "zh": "请给出 FUNCTION ARG…，例如 attnkit-show causal_visible 2 5（在包含 exercises/ 的文件夹里运行）；"
+              "FUNCTION 可选：{names}"},
+    "show.frame_needed": {
+        "en": "give a preset, or --tq/--tk (positive sizes) or --tokens",
+        "zh": "请给出一个预设，或者 --tq/--tk（正整数）或 --tokens"},
+    "show.too_many_queries": {
+        "en": "--tq ({queries}) must be at most --tk ({keys}): each new query needs its own key",
+        "zh": "--tq（{queries}）不能大于 --tk（{keys}）：每个新的 Query 都需要它自己的 Key"},
+    "show.token_count": {
+        "en": "--tokens names {count} positions; T_k is {keys}: give one token per key",
+        "zh": "--tokens 给了 {count} 个位置，而 T_k 是 {keys}：每个 Key 给一个 token"},
+    "show.pad_values": {
+        "en": "--pad must be {keys} values of 1 (real token) or 0 (padding), got {got}",
+        "zh": "--pad 必须是 {keys} 个 1（真实 token）或 0（padding），实际是 {got}"},
+    "show.mine_alone": {"en": "--mine takes FUNCTION ARG… and no frame options",
+                        "zh": "--mine 只接 FUNCTION ARG…，不能再加表格的选项"},
+    "show.mine_needs_function": {"en": "--mine needs a FUNCTION, e.g. --mine causal_visible 2 5",
+                                 "zh": "--mine 需要一个 FUNCTION，例如 --mine causal_visible 2 5"},
+    "show.options_first": {
+        "en": "--mine takes everything after it as FUNCTION ARG…: put {option} before --mine",
+        "zh": "--mine 会把它后面的一切当作 FUNCTION ARG…：请把 {option} 放在 --mine 前面"},
+    "show.preset_or_frame": {"en": "give a preset or --tq/--tk/--pad/--tokens, not both",
+                             "zh": "预设和 --tq/--tk/--pad/--tokens 只能选一种"},
+    "check.no_step": {
+        "en": "attnkit check: no step {step}; give a number 1–{last} or a module name",
+        "zh": "attnkit check：没有第 {step} 步；请给出 1–{last} 的数字或模块名"},
+    "show.visible_title": {"en": "visible (True = may read)", "zh": "visible（True = 可以读）"},
+    "show.equal_scores": {
+        "en": ", all scores equal: each row shares its weight evenly over its visible keys",
+        "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},
+    "show.position": {"en": "{index} (pos {position})", "zh": "{index}（位置 {position}）"},
+    "show.no_reference": {
+        "en": "{folder} is not in this copy of the kit: the expected tables cannot be computed here "
+              "(compare with the lesson's tables)",
+        "zh": "这份练习里没有 {folder}：无法在这里算出应有的表（请对照课程里的表）"},
+    # --- the grader's feedback to a student (grader/grade.py, feedback.py, report_gradescope.py) ---
+    "grade.not_graded": {"en": "not graded: {problem}", "zh": "未评分：{problem}"},
+    "grade.no_result": {"en": "the grader got no result for this call", "zh": "评分程序没有收到这次调用的结果"},
+    "grade.not_run": {
+        "en": "{error}: make the calls that timed out finish first",
+        "zh": "{error}：请先让超时的调用能按时结束"},
+    "grade.timeout": {
+        "en": "stopped: {error} (an endless loop, or far more work than the inputs need?)",
+        "zh": "被停止：{error}（死循环，或者做了远超输入所需的计算？）"},
+    "grade.crashed": {
+        "en": "the process running your code died before returning (sys.exit/os._exit, a crash, or too much "
+              "memory): {error}",
+        "zh": "运行你代码的进程在返回之前就终止了（sys.exit/os._exit、崩溃，或内存用得太多）：{error}"},
+    "grade.load_error": {"en": "your file could not be loaded: {error}", "zh": "你的文件无法加载：{error}"},
+    "grade.not_written_mark": {"en": "not written yet", "zh": "还没有写"},
+    "grade.not_written": {
+        "en": "step {step} ({name}) is {mark}: {what}.",
+        "zh": "第 {step} 步（{name}）{mark}：{what}。"},
+    "grade.file_missing": {"en": "{file} is missing", "zh": "缺少 {file}"},
+    "grade.replace_raise": {
+        "en": "replace the `raise NotImplementedError` with your code",
+        "zh": "把 `raise NotImplementedError` 换成你的代码"},
+    "grade.points_split": {
+        "en": "Each step is graded on its own: its tests run with the reference versions of the earlier steps it "
+              "imports, so a mistake costs points only in the step that made it. A step's points are shared by "
+              "its tests (public and hidden) in proportion to their weights.",
+        "zh": "每一步单独评分：它的测试使用它所导入的前面各步的参考版本，所以一个错误只在犯错的那一步扣分。"
+              "一步的分数按权重分给它的各个测试（公开的和隐藏的）。"},
+    "feedback.hidden_test": {"en": "hidden test", "zh": "隐藏测试"},
+    "feedback.hidden_title": {"en": "{title} (a hidden test: {status})", "zh": "{title}（隐藏测试：{status}）"},
+    "feedback.step_not_written": {"en": "step {step} is {mark}.", "zh": "第 {step} 步{mark}。"},
+    "feedback.title": {"en": "Feedback for {who}: {score} / {max}", "zh": "{who} 的反馈：{score} / {max}"},
+    "feedback.column_step": {"en": "step", "zh": "步骤"},
+    "feedback.column_points": {"en": "points", "zh": "得分"},
+    "feedback.column_failed": {"en": "tests not passed", "zh": "未通过的测试"},
+    "gradescope.not_graded": {"en": "Your submission could not be graded: {reason}.",
+                              "zh": "你的提交无法评分：{reason}。"},
+    "gradescope.many_notebooks": {
+        "en": "found {count} notebooks ({names}); submit exactly one .ipynb, or the step files (step1_projection.py …)",
+        "zh": "找到了 {count} 个 notebook（{names}）；请只提交一个 .ipynb，或者提交各步的文件（step1_projection.py …）"},
+    "gradescope.score": {"en": "Score {score} / {max}. {split}", "zh": "得分 {score} / {max}。{split}"},
+    "gradescope.isolation": {"en": "Isolation: {isolation}", "zh": "隔离方式：{isolation}"},
+    "gradescope.mistakes": {"en": "Likely mistakes: {codes}", "zh": "可能的错误：{codes}"},
+    "gradescope.printed": {"en": "Your code printed:", "zh": "你的代码打印了："},
+    "gradescope.stderr": {"en": "Your code wrote to stderr:", "zh": "你的代码向 stderr 写了："},
+}
+
+
+def say(key, **fields):
+    """The message `key` in the learner's language, its placeholders filled from `fields`."""
+    return in_language(MESSAGES[key]).format(**fields)
