@@ -230,3 +230,24 @@ def test_an_extension_mistake_fails_its_step_and_is_named(course, extension, mon
     printed = str(error)
     assert "FAILED (public check): step8_kv_cache.decode_step" in printed and "likely mistake:" in printed
     assert outcome["test_step7_layer"][1] is None
+
+
+def test_an_extension_step_on_a_failing_step_7_names_it(course, extension, monkeypatch):
+    """Step 8 calls the learner's step 7: a broken step 7 is named in step 8's cell, not its failures."""
+    nb = json.loads(json.dumps(extension))
+    layer = code_cell(nb, "step7_layer")
+    layer["source"] = layer["source"].replace("return np.swapaxes(heads, -3, -2)", "return heads")
+    assert layer["source"] != code_cell(extension, "step7_layer")["source"]
+    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
+    assert isinstance(outcome["test_step7_layer"][1], AssertionError)
+    error = outcome["test_step8_kv_cache"][1]
+    assert isinstance(error, AssertionError) and "step 7 (step7_layer)" in str(error) and "Fix step 7 first" in str(error)
+    assert "FAILED" not in str(error)
+
+
+def test_the_notebooks_own_texts_follow_the_kernels_language(course, source, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    outcome = run_cells(source, tmp_path, monkeypatch)
+    assert "评分时运行的隐藏测试还会检查：" in outcome["test_step4_softmax"][0]
+    progress = outcome["attnkit_progress"][0]
+    assert "attnkit 进度（公开检查；隐藏检查在评分时运行）" in progress and "目前得分：100 / 100" in progress
