@@ -12,7 +12,6 @@ Chromium renders; the lessons the notebook links are beside it.
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -22,7 +21,7 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pi
 
 from attnkit import manifest, rubric  # noqa: E402
 from png_support import read_png  # noqa: E402
-from test_nbgrader_roundtrip import TIMEOUT, cell, filled_notebook, nbgrader, run  # noqa: E402
+from test_nbgrader_roundtrip import cell, filled_notebook, nbgrader, released_course  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -63,11 +62,7 @@ def skipped_provided(release):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    root = tmp_path_factory.mktemp("course")
-    run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root), "--timeout", str(TIMEOUT)], root)
-    nbgrader("generate_assignment", "attention", cwd=root)
-    source = nbformat.read(root / "source/attention/attention.ipynb", as_version=4)
-    release = nbformat.read(root / "release/attention/attention.ipynb", as_version=4)
+    root, source, release = released_course(tmp_path_factory)
     student = tmp_path_factory.mktemp("student")  # outside the course: no hidden checks, as a student runs it
     ran = {"untouched": nbformat.reads(nbformat.writes(release), as_version=4),
            "step2_mistake": filled_notebook(source, release, "core", step2_mistake, "step2_scores"),

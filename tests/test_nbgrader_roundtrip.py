@@ -127,13 +127,18 @@ def submissions(source, release):
     }
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def released_course(tmp_path_factory, assignment="attention"):
+    """(course root, instructor's notebook, released notebook): a new course, `assignment` released."""
     root = tmp_path_factory.mktemp("course")
     run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root), "--timeout", str(TIMEOUT)], root)
-    nbgrader("generate_assignment", "attention", cwd=root)
-    source = nbformat.read(root / "source/attention/attention.ipynb", as_version=4)
-    release = nbformat.read(root / "release/attention/attention.ipynb", as_version=4)
+    nbgrader("generate_assignment", assignment, cwd=root)
+    return (root, nbformat.read(root / f"source/{assignment}/{assignment}.ipynb", as_version=4),
+            nbformat.read(root / f"release/{assignment}/{assignment}.ipynb", as_version=4))
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root, source, release = released_course(tmp_path_factory)
     for student, nb in submissions(source, release).items():
         path = root / "submitted" / student / "attention" / "attention.ipynb"
         path.parent.mkdir(parents=True)
