@@ -17,6 +17,7 @@ from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
 from attnkit.nbgrader_course.embed import PACKAGE
 from attnkit.nbgrader_course.notebook import step_code
+from attnkit.paths import LESSONS_DIR
 
 STEPS = manifest.steps("core")
 
@@ -67,9 +68,12 @@ def test_writes_config_notebook_and_hidden_cases(course):
     for line in ("c.CourseDirectory.course_id = 'demo'", "c.Execute.timeout = 7", "c.ExecutePreprocessor.timeout = 7",
                  "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}'):
         assert line in config
-    assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == [
-        "hidden_tests/attention.json", "hidden_tests/attention_extension.json", "nbgrader_config.py",
-        "source/attention/attention.ipynb", "source/attention_extension/attention_extension.ipynb"]
+    lessons = [p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md")]
+    assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == sorted([
+        "feedback_templates/attnkit_feedback.html.j2", "hidden_tests/attention.json",
+        "hidden_tests/attention_extension.json", "nbgrader_config.py", "source/attention/attention.ipynb",
+        "source/attention_extension/attention_extension.ipynb",
+        *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons)])
 
 
 def test_refuses_to_overwrite_without_force(course, capsys):

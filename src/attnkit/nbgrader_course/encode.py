@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import checks, lessons, mistakes
 from ..cases import build_arg
+from ..i18n import LANGUAGES
 from ..judge import DTYPES, encode_forms
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
@@ -33,14 +34,19 @@ def _encode_arg(name, spec):
     return spec
 
 
+def _both(text_of, key):
+    """{language: text_of(key, language)}: the kernel picks one (runtime.StepChecks)."""
+    return {lang: text_of(key, lang) for lang in LANGUAGES}
+
+
 def known_mistakes(case, calls, expected, forms):
     """The catalogued mistakes that fail `case`, in diagnosis order, with what each one returns or raises.
 
     The notebook names the first one whose results the learner's match (`runtime.StepChecks`), as
     `attnkit.mistakes.diagnose` does for the public tests and the grader.
     """
-    return [{"code": code, "text": mistakes.describe(code, "en"), "error": list(outcome.error)} if outcome.error
-            else {"code": code, "text": mistakes.describe(code, "en"),
+    return [{"code": code, "text": _both(mistakes.describe, code), "error": list(outcome.error)} if outcome.error
+            else {"code": code, "text": _both(mistakes.describe, code),
                   "outputs": [{p: encode_array(v) for p, v in r.items()} for r in outcome.outputs]}
             for code, outcome in mistakes.failing(case, calls, expected, forms)]
 
@@ -58,7 +64,7 @@ def encode_case(case, small=False):
         "name": case.name,
         "function": case.function,
         "concept": case.concept,
-        "read": lessons.link(case.lesson, "en"),
+        "read": _both(lessons.link, case.lesson),
         "returns": list(case.returns),
         "tolerance": case.tolerance,
         "calls": [{arg: _encode_arg(arg, s) for arg, s in call.items()} for call in case.calls],

@@ -70,6 +70,9 @@ def find_hidden(assignment, digest, start=None):
         "regenerate the course if you changed that file")
 
 
+TEXTS_OF_A_CASE = ("concept", "hint", "read")  # one text, or one per language ({"en": …, "zh": …})
+
+
 class StepChecks:
     """The checks of one step (`step`: the step's dict given to `configure`) on the functions in `namespace`."""
 
@@ -83,7 +86,7 @@ class StepChecks:
 
     def run(self, spec, visibility="public"):
         """Run one case (a dict made by the course builder) on the learner's function and judge it."""
-        case = portable_case(self.module, spec)
+        case = portable_case(self.module, {**spec, **{k: pick(spec[k]) for k in TEXTS_OF_A_CASE if k in spec}})
         calls = [build_call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
@@ -111,14 +114,14 @@ class StepChecks:
             return None
         except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
             name, said = type(err).__name__, str(err)
-            diagnosis = next((m["text"] for m in spec["mistakes"] if "error" in m and m["error"][0] == name
+            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "error" in m and m["error"][0] == name
                               and m["error"][1] and m["error"][1] in said), "")
             frames = their_frames(err)
             return Verdict(False, "exception", exception_text(err, frames)), diagnosis, (name, *frames)
         if verdict.passed or results is None:
             return verdict, "", None
         with np.errstate(all="ignore"):
-            diagnosis = next((m["text"] for m in spec["mistakes"] if "outputs" in m
+            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "outputs" in m
                               and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
         return verdict, diagnosis, None
 
@@ -160,8 +163,8 @@ class StepChecks:
         (public_ok, public_run), (hidden_ok, hidden_run) = self.counts["public"], self.counts["hidden"]
         lines = [text("summary", module=self.module, public_ok=public_ok, public_run=public_run)
                  + (text("summary_hidden", hidden_ok=hidden_ok, hidden_run=hidden_run) if hidden_run else "")]
-        concepts = [pick(c) for c in self.step["hidden_concepts"]]
         if self.outcome == "passed":
+            concepts = [pick(c) for c in self.step["hidden_concepts"]]
             if not hidden_run and concepts:
                 lines.append(text("hidden_also", concepts="; ".join(concepts)))
             print("\n".join(lines))
