@@ -100,6 +100,7 @@ def test_the_notebook_fails_a_softmax_that_warns_on_the_way(tmp_path, monkeypatc
     outcome = run_cells(nb, root / "source" / ASSIGNMENT, monkeypatch)
     printed, error = outcome["test_step4_softmax"]
     assert isinstance(error, AssertionError), printed
+    printed = str(error)  # the message the cell shows, alone
     assert "FAILED (public check): step4_softmax.softmax — a row with no visible key gives all zeros" in printed
     assert "FAILED (hidden check)" in printed and WARNING in printed
 

@@ -375,7 +375,7 @@ def test_a_constant_result_earns_no_check_in_the_nbgrader_notebook(course, sourc
     code_cell(nb, "step4_softmax")["source"] += "\n\n\ndef softmax(S):\n    return np.zeros((2, 2))\n"
     printed, error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step4_softmax"]
     assert isinstance(error, AssertionError)
-    assert re.search(r"^step4_softmax: 0 of \d+ public checks passed, 0 of \d+ hidden checks passed$", printed, re.M)
+    assert re.search(r"^step4_softmax: 0 of \d+ public checks passed, 0 of \d+ hidden checks passed$", str(error), re.M)
 
 
 # ------------------------------------------------------------------ class 8: messages that say what happened

@@ -15,8 +15,9 @@ from attnkit import cli, manifest, mistakes, rubric, stubs
 from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
-from attnkit.nbgrader_course.embed import MODULE_NAME
+from attnkit.nbgrader_course.embed import PACKAGE
 from attnkit.nbgrader_course.notebook import step_code
+from attnkit.paths import LESSONS_DIR
 
 STEPS = manifest.steps("core")
 
@@ -57,7 +58,8 @@ def run_cells(nb, cwd, monkeypatch):
                     error = err
             outcome[meta(cell).get("grade_id")] = (out.getvalue(), error)
     finally:
-        sys.modules.pop(MODULE_NAME, None)
+        for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
+            del sys.modules[name]
     return outcome
 
 
@@ -66,9 +68,12 @@ def test_writes_config_notebook_and_hidden_cases(course):
     for line in ("c.CourseDirectory.course_id = 'demo'", "c.Execute.timeout = 7", "c.ExecutePreprocessor.timeout = 7",
                  "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}'):
         assert line in config
-    assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == [
-        "hidden_tests/attention.json", "hidden_tests/attention_extension.json", "nbgrader_config.py",
-        "source/attention/attention.ipynb", "source/attention_extension/attention_extension.ipynb"]
+    lessons = [p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md")]
+    assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == sorted([
+        "feedback_templates/attnkit_feedback.html.j2", "hidden_tests/attention.json",
+        "hidden_tests/attention_extension.json", "nbgrader_config.py", "source/attention/attention.ipynb",
+        "source/attention_extension/attention_extension.ipynb",
+        *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons)])
 
 
 def test_refuses_to_overwrite_without_force(course, capsys):
@@ -81,7 +86,8 @@ def test_refuses_to_overwrite_without_force(course, capsys):
 def test_cell_conventions(source):
     points = rubric.step_points("core")
     ids = [meta(c).get("grade_id") for c in source["cells"] if c["cell_type"] == "code"]
-    assert ids == ["shape_checks", "attnkit_checks", *[x for s in STEPS for x in (s.module, f"test_{s.module}")]]
+    assert ids == ["shape_checks", "attnkit_checks", *[x for s in STEPS for x in (s.module, f"test_{s.module}")],
+                   "attnkit_progress"]
     for cell in source["cells"]:
         if cell["cell_type"] == "code":
             assert meta(cell)["schema_version"] == 3
@@ -94,11 +100,16 @@ def test_cell_conventions(source):
         assert not re.search(r"^(from|import) (shape_checks|step\d)", solution["source"], flags=re.M)
         assert (meta(test)["grade"], meta(test)["locked"], meta(test)["points"]) == (True, True, points[step.module])
         assert "HIDDEN TESTS" not in test["source"]  # a stripped block would change the cell's checksum
-        assert ("_checks.run_hidden(" in test["source"]) == bool(cases_for(step.module, "hidden"))
-        assert test["source"].count("_checks.run({") == len(cases_for(step.module, "public"))
+        assert test["source"].splitlines()[-1] == f"_ak.check({step.module!r})"  # the data is not in the cell
+        assert len(test["source"]) < 400 and not [c for c in cases_for(step.module) if c.name in test["source"]]
         previous = source["cells"][source["cells"].index(solution) - 1]
         assert previous["cell_type"] == "markdown" and f"Step {step.number}" in previous["source"]
     assert sum(meta(c).get("points", 0) for c in source["cells"]) == 100
+    checks = code_cell(source, "attnkit_checks")["source"]
+    assert all(c.name in checks for c in cases_for(visibility="public") if c.step.track == "core")
+    assert not [c.name for c in cases_for(visibility="hidden") if c.name in checks]
+    progress = source["cells"][-1]
+    assert (progress["source"].splitlines()[-1], meta(progress)["locked"]) == ("_ak.progress()", True)
 
 
 def assert_every_check_passed(outcome, steps):
@@ -146,6 +157,8 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)
     printed, error = outcome["test_step6_head"]
     assert isinstance(error, AssertionError) and "24 points" in str(error)
+    assert error._render_traceback_() == str(error).split("\n")  # what IPython shows: the message alone
+    printed = str(error)
     assert "FAILED (public check): step6_head.attention — the whole head on the lesson's 2×4 example" in printed
     assert "FAILED (hidden check)" in printed and "read: lessons/en/step6_head.md" in printed
     assert f"likely mistake: {mistakes.describe('scale_missing')}" in printed  # as the public tests say it
@@ -154,7 +167,7 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
 
 def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path):
     text = (course / runtime.HIDDEN_DIR / f"{ASSIGNMENT}.json").read_bytes()
-    digest = code_cell(source, "test_step1_projection")["source"].split("run_hidden(")[1].split("'")[3]
+    digest = code_cell(source, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
     deep = course / "autograded" / "student" / ASSIGNMENT
     deep.mkdir(parents=True)
     assert runtime.find_hidden(ASSIGNMENT, digest, start=deep) == json.loads(text)
@@ -177,7 +190,8 @@ def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, mo
     code_cell(nb, "step5_values")["source"] += "\n\n\ndef weighted_sum(P, V):\n    return np.zeros((1, 1))\n"
     printed, error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step5_values"]
     assert isinstance(error, AssertionError)
-    assert "expected shape" in printed and "cannot be taken from the result" in printed
+    printed = str(error)  # every case judged (a part that cannot be taken from the result too), none crashed
+    assert "expected shape" in printed and "0 of 5 public checks passed, 0 of 5 hidden" in printed
 
 
 EXTENSION_STEPS = manifest.steps("extension")
@@ -191,13 +205,12 @@ def extension(course):
 def test_the_extension_is_its_own_assignment_on_working_earlier_steps(extension):
     ids = [meta(c).get("grade_id") for c in extension["cells"] if c["cell_type"] == "code"]
     assert ids == ["shape_checks", "attnkit_checks", "earlier_steps",
-                   *[x for s in EXTENSION_STEPS for x in (s.module, f"test_{s.module}")]]
+                   *[x for s in EXTENSION_STEPS for x in (s.module, f"test_{s.module}")], "attnkit_progress"]
     earlier = code_cell(extension, "earlier_steps")
     assert (meta(earlier)["locked"], meta(earlier)["points"], meta(earlier)["solution"]) == (True, 0, False)
     assert "def attention(" in earlier["source"] and stubs.BEGIN not in earlier["source"]
     assert sum(meta(c).get("points", 0) for c in extension["cells"]) == 100
-    assert all(f"_checks.run_hidden({EXTENSION!r}," in code_cell(extension, f"test_{s.module}")["source"]
-               for s in EXTENSION_STEPS)
+    assert f"_ak.configure({EXTENSION!r}," in code_cell(extension, "attnkit_checks")["source"]
 
 
 def test_the_extension_notebook_passes_everything_and_its_stubs_stop_at_each_step(course, extension, monkeypatch):
@@ -218,5 +231,27 @@ def test_an_extension_mistake_fails_its_step_and_is_named(course, extension, mon
     outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
     printed, error = outcome["test_step8_kv_cache"]
     assert isinstance(error, AssertionError) and f"{rubric.step_points('extension')['step8_kv_cache']:g} points" in str(error)
+    printed = str(error)
     assert "FAILED (public check): step8_kv_cache.decode_step" in printed and "likely mistake:" in printed
     assert outcome["test_step7_layer"][1] is None
+
+
+def test_an_extension_step_on_a_failing_step_7_names_it(course, extension, monkeypatch):
+    """Step 8 calls the learner's step 7: a broken step 7 is named in step 8's cell, not its failures."""
+    nb = json.loads(json.dumps(extension))
+    layer = code_cell(nb, "step7_layer")
+    layer["source"] = layer["source"].replace("return np.swapaxes(heads, -3, -2)", "return heads")
+    assert layer["source"] != code_cell(extension, "step7_layer")["source"]
+    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
+    assert isinstance(outcome["test_step7_layer"][1], AssertionError)
+    error = outcome["test_step8_kv_cache"][1]
+    assert isinstance(error, AssertionError) and "step 7 (step7_layer)" in str(error) and "Fix step 7 first" in str(error)
+    assert "FAILED" not in str(error)
+
+
+def test_the_notebooks_own_texts_follow_the_kernels_language(course, source, tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    outcome = run_cells(source, tmp_path, monkeypatch)
+    assert "评分时运行的隐藏测试还会检查：" in outcome["test_step4_softmax"][0]
+    progress = outcome["attnkit_progress"][0]
+    assert "attnkit 进度（公开检查；隐藏检查在评分时运行）" in progress and "目前得分：100 / 100" in progress

@@ -5,7 +5,6 @@
 `nbgrader autograde` → `nbgrader export`: scores out of the extension's own 100 points.
 """
 import csv
-import sys
 
 import pytest
 
@@ -14,7 +13,7 @@ nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pi
 
 from attnkit import manifest, rubric  # noqa: E402
 from attnkit.nbgrader_course.notebook import EARLIER_STEPS_CELL, EXTENSION  # noqa: E402
-from test_nbgrader_roundtrip import TIMEOUT, cell, filled_notebook, nbgrader, run  # noqa: E402
+from test_nbgrader_roundtrip import cell, filled_notebook, nbgrader, released_course  # noqa: E402
 
 POINTS = rubric.step_points("extension")
 EXPECTED_SCORES = {"correct": 100.0, "positions_restarted": 100.0 - POINTS["step8_kv_cache"],
@@ -29,11 +28,7 @@ def restarted_positions(code):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    root = tmp_path_factory.mktemp("course")
-    run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root), "--timeout", str(TIMEOUT)], root)
-    nbgrader("generate_assignment", EXTENSION, cwd=root)
-    source = nbformat.read(root / f"source/{EXTENSION}/{EXTENSION}.ipynb", as_version=4)
-    release = nbformat.read(root / f"release/{EXTENSION}/{EXTENSION}.ipynb", as_version=4)
+    root, source, release = released_course(tmp_path_factory, EXTENSION)
 
     deleted = filled_notebook(source, release, "extension")
     deleted.cells.remove(cell(deleted, EARLIER_STEPS_CELL))

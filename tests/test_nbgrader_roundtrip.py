@@ -28,8 +28,9 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pi
 from attnkit import manifest, rubric, stubs  # noqa: E402
 from attnkit.cases import cases_for  # noqa: E402
 from attnkit.nbgrader_course.notebook import step_code  # noqa: E402
-from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR  # noqa: E402
+from attnkit.paths import EXERCISES_DIR, LESSONS_DIR, SOLUTIONS_DIR  # noqa: E402
 
+LESSON_FILES = sorted(p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md"))
 TIMEOUT = 8  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
 POINTS = rubric.step_points()
 EXPECTED_SCORES = {
@@ -126,13 +127,18 @@ def submissions(source, release):
     }
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def released_course(tmp_path_factory, assignment="attention"):
+    """(course root, instructor's notebook, released notebook): a new course, `assignment` released."""
     root = tmp_path_factory.mktemp("course")
     run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root), "--timeout", str(TIMEOUT)], root)
-    nbgrader("generate_assignment", "attention", cwd=root)
-    source = nbformat.read(root / "source/attention/attention.ipynb", as_version=4)
-    release = nbformat.read(root / "release/attention/attention.ipynb", as_version=4)
+    nbgrader("generate_assignment", assignment, cwd=root)
+    return (root, nbformat.read(root / f"source/{assignment}/{assignment}.ipynb", as_version=4),
+            nbformat.read(root / f"release/{assignment}/{assignment}.ipynb", as_version=4))
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root, source, release = released_course(tmp_path_factory)
     for student, nb in submissions(source, release).items():
         path = root / "submitted" / student / "attention" / "attention.ipynb"
         path.parent.mkdir(parents=True)
@@ -217,13 +223,15 @@ def test_release_holds_no_solution_and_no_hidden_case(course):
         for spec in specs:
             for value in _stored_values(spec["expected"]):
                 assert value not in text, (spec["name"], value)
-    assert sorted(p.name for p in (course["root"] / "release/attention").iterdir()) == ["attention.ipynb"]
+    released = sorted(p.relative_to(course["root"] / "release/attention").as_posix()
+                      for p in (course["root"] / "release/attention").rglob("*") if p.is_file())
+    assert released == ["attention.ipynb", *LESSON_FILES]  # the lessons it links, beside it
 
 
 def test_no_hidden_case_reaches_autograded_or_feedback_files(course):
     root = course["root"]
     for folder in ("autograded", "feedback"):
-        names = {p.name for p in (root / folder).rglob("*") if p.is_file()}
+        names = {p.name for p in (root / folder).rglob("*") if p.is_file() and "lessons" not in p.parts}
         assert names <= {"attention.ipynb", "attention.html", "timestamp.txt"}, names
     for html in (root / "feedback").rglob("*.html"):
         text = html.read_text()
@@ -236,7 +244,7 @@ def test_released_notebook_stops_at_each_steps_not_implemented_error(course, tmp
     for step in manifest.steps("core"):
         assert not [o for o in cell(nb, step.module).outputs if o.output_type == "error"], step.module
         errors = [o for o in cell(nb, f"test_{step.module}").outputs if o.output_type == "error"]
-        assert errors and errors[-1].ename == "NotImplementedError", step.module
+        assert errors and errors[-1].ename == "StepNotWritten", step.module  # a NotImplementedError, shown as its text
         assert errors[-1].evalue.startswith(f"Step {step.number} ({step.module}.")  # its own step first
 
 

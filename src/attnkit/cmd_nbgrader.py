@@ -1,5 +1,6 @@
 """`attnkit nbgrader-course DIR`: write an nbgrader course (config, instructor notebook, hidden cases)."""
 import sys
+from pathlib import Path
 
 from .nbgrader_course import DEFAULT_TIMEOUT, build
 
@@ -30,8 +31,12 @@ def run(args):
     except FileExistsError as err:
         print(f"attnkit nbgrader-course: {err}", file=sys.stderr)
         return 1
+    lessons = [path for path in written if "lessons" in path.parts]
     for path in written:
-        print(f"wrote {path}")
+        if path not in lessons:
+            print(f"wrote {path}")
+    for folder in sorted({Path(*path.parts[:path.parts.index("lessons") + 1]) for path in lessons}):
+        print(f"wrote {folder}/ (the lessons, released beside the notebook)")
     print(f"next: cd {args.directory} && nbgrader generate_assignment attention "
           "(and, when the class gets there, attention_extension)")
     return 0

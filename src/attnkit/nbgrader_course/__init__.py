@@ -1,10 +1,13 @@
 """Write an nbgrader course for the kit: config, the instructor's notebook and the hidden cases.
 
-    DIR/nbgrader_config.py                 per-cell timeout, deleted test cells put back, course id
+    DIR/nbgrader_config.py                 per-cell timeout, deleted test cells put back, course id,
+                                           the feedback page's template
     DIR/source/attention/attention.ipynb   the instructor's notebook of the core, steps 1–6 (notebook.py)
+    DIR/source/attention/lessons/…         the kit's lessons, released beside the notebook it links them from
     DIR/hidden_tests/attention.json        the hidden cases, read only by the test cells at grading
     DIR/source/attention_extension/…, DIR/hidden_tests/attention_extension.json
                                            the same for the extension (steps 7 on), a separate assignment
+    DIR/feedback_templates/attnkit_feedback.html.j2   the feedback page: steps named, CJK fonts (feedback_page.py)
 
 The hidden cases sit outside source/, so nbgrader copies them into no release, no autograded
 folder and no feedback; see docs/NBGRADER.md.
@@ -13,6 +16,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..paths import LESSONS_DIR
+from . import feedback_page
 from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook
 from .runtime import COURSE_CONFIG, HIDDEN_DIR
 
@@ -44,13 +49,17 @@ c.OverwriteCells.add_missing_cells = True
 # `raise NotImplementedError("Step N (module.function) is not written yet ...")`, which the
 # released notebook keeps: the stub that replaces the block only needs to show where to write.
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE"}}
-'''
+''' + feedback_page.config_lines()
 
 
 def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
     """{relative path: text} of every file the course needs."""
-    files = {Path(COURSE_CONFIG): config_text(course_id, timeout)}
+    files = {Path(COURSE_CONFIG): config_text(course_id, timeout),
+             Path(feedback_page.TEMPLATE): feedback_page.template()}
+    lessons = {path.relative_to(LESSONS_DIR.parent): path.read_text(encoding="utf-8")
+               for path in sorted(LESSONS_DIR.rglob("*.md"))}
     for assignment in TRACKS:
+        files.update({Path("source", assignment, rel): text for rel, text in lessons.items()})
         hidden = json.dumps(hidden_cases(assignment), separators=(",", ":")) + "\n"
         digest = hashlib.sha256(hidden.encode("utf-8")).hexdigest()
         notebook = source_notebook(digest, assignment=assignment)

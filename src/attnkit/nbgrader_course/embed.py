@@ -1,53 +1,61 @@
-"""The source of the notebook's locked checks cell: the portable judging core plus `runtime`, run as a module.
+"""The source of the notebook's locked checks cell: the checking code as a package of its own, then its data.
 
-The core (`attnkit.i18n`, `attnkit.messages`, `attnkit.judge`: standard library and numpy only) is
-embedded whole, so the notebook's messages (in the learner's language) and verdicts are the kit's. It runs in a module namespace of its own (`_ak`), so a
-learner's helper called `show` or `pick` cannot break the checks, nor the checks the learner's code.
-`attnkit.i18n` is embedded as a module of its own, `_ak.i18n`, as the core refers to it (`i18n.pick`):
-the learner's language is chosen when the checks run.
+The portable core (`attnkit.i18n`, `attnkit.messages`, `attnkit.judge`: standard library and numpy only) and this
+package's `feedback` and `runtime` are embedded whole, each as a module of the package
+`attnkit_notebook_checks` (their relative imports then resolve inside it), so the notebook's
+messages and verdicts are the kit's. `_ak` is the runtime module: a learner's helper called `show`
+or `pick` cannot break the checks, nor the checks the learner's code. The cell ends with
+`_ak.configure(...)`, which hands the runtime the course's steps and public cases (test data stays
+out of the test cells).
 """
 import ast
 import inspect
 
 from .. import i18n, judge, messages
-from . import runtime
+from . import feedback, runtime
 
-MODULE_NAME = "attnkit_notebook_checks"
+PACKAGE = feedback.PACKAGE
+MODULES = {"i18n": i18n, "messages": messages, "judge": judge, "feedback": feedback, "runtime": runtime}  # in import order
 
 
-def _without_package_imports(source):
-    """`source` without its relative imports: the names they bring are defined above it in the cell; a
-    name imported under another (`pick as in_language`) becomes an assignment, made before a later
-    module of the cell defines a name of its own the same (judge's own `pick`)."""
+def _imports_within_package(source):
+    """`source` with `from ..x import` turned into `from .x import`: one flat package in the notebook."""
     lines = source.splitlines()
     for node in ast.parse(source).body:
-        if isinstance(node, ast.ImportFrom) and node.level:
-            renamed = [f"{alias.asname} = {alias.name}" for alias in node.names if alias.asname]
-            lines[node.lineno - 1:node.end_lineno] = [None] * (node.end_lineno - node.lineno + 1)
-            lines[node.lineno - 1] = "; ".join(renamed) or None
-    return "\n".join(line for line in lines if line is not None)
+        if isinstance(node, ast.ImportFrom) and node.level == 2:
+            lines[node.lineno - 1] = lines[node.lineno - 1].replace("from ..", "from .", 1)
+    return "\n".join(lines)
 
 
-def module_source():
-    """attnkit.i18n, attnkit.messages, attnkit.judge, then runtime.py, each without its package imports."""
-    return "\n\n\n".join(f"# --- {module.__name__} ---\n{_without_package_imports(inspect.getsource(module)).rstrip()}"
-                          for module in (i18n, messages, judge, runtime)) + "\n"
+def module_sources():
+    """{module name in the package: its source}."""
+    return {name: _imports_within_package(inspect.getsource(module)) for name, module in MODULES.items()}
 
 
-def cell_source():
-    """The locked cell: runs attnkit.i18n as module `_ak.i18n`, then module_source() as module `_ak`."""
-    source, i18n_source = module_source(), inspect.getsource(i18n)
-    if "'''" in source + i18n_source:
-        raise RuntimeError("the checks code contains ''' and cannot be quoted in the notebook cell")
+def _quoted(text, what):
+    if "'''" in text or text.endswith("\\"):
+        raise RuntimeError(f"{what} contains ''' or ends in a backslash and cannot be quoted in the notebook cell")
+    return f"r'''{text}'''"
+
+
+def cell_source(assignment, digest, steps_json):
+    """The locked cell: the package, `_ak` = its runtime, configured with `steps_json` (runtime.configure)."""
+    modules = ",\n".join(f"    ({name!r}, {_quoted(source, name)})" for name, source in module_sources().items())
     return (
-        "# Provided, do not edit: the checking code of the test cells (attnkit's own judging code, run as\n"
-        "# a module of its own, `_ak`, so that its names never clash with yours).\n"
+        "# Provided, do not edit, run it first: the checking code of the test cells (attnkit's own judging\n"
+        "# code, as a package of its own so that its names never clash with yours), then the public checks' data.\n"
         "import sys as _sys\n"
         "import types as _types\n\n"
-        f"_ak = _types.ModuleType({MODULE_NAME!r})\n"
-        f"_sys.modules[{MODULE_NAME!r}] = _ak\n"
-        f"_ak.i18n = _types.ModuleType({MODULE_NAME + '.i18n'!r})\n"
-        f"exec(compile(r'''{i18n_source}''', {MODULE_NAME + '.i18n'!r}, 'exec'), _ak.i18n.__dict__)\n"
-        f"exec(compile(r'''{source}''', {MODULE_NAME!r}, 'exec'), _ak.__dict__)\n"
-        "del _sys, _types"
+        f"_sys.modules[{PACKAGE!r}] = _types.ModuleType({PACKAGE!r})\n"
+        f"_sys.modules[{PACKAGE!r}].__path__ = []\n"
+        "for _name, _source in [\n"
+        f"{modules},\n"
+        "]:\n"
+        f"    _ak = _types.ModuleType({PACKAGE!r} + '.' + _name)\n"
+        f"    _ak.__package__ = {PACKAGE!r}\n"
+        "    _sys.modules[_ak.__name__] = _ak\n"
+        f"    setattr(_sys.modules[{PACKAGE!r}], _name, _ak)\n"
+        "    exec(compile(_source, _ak.__name__, 'exec'), _ak.__dict__)\n"
+        f"_ak.configure({assignment!r}, {digest!r}, {_quoted(steps_json, 'the public checks')})\n"
+        "del _sys, _types, _name, _source"
     )

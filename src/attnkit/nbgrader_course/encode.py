@@ -1,11 +1,10 @@
-"""Cases of the catalogue as plain data for `runtime.StepChecks.run`, and as Python text for a cell.
+"""Cases of the catalogue as plain data for `runtime.StepChecks.run` (JSON in the checks cell, or the hidden file).
 
 Argument specs stay as the catalogue writes them (the kernel builds them with the kit's own
 `judge.build_arg`), except specs that call the reference solution: those, and every expected value, are
 computed here and stored as arrays, so the notebook never needs the solutions.
 """
 import base64
-import math
 
 import numpy as np
 
@@ -73,20 +72,3 @@ def encode_case(case, small=False):
     found = known_mistakes(case, calls, expected, forms)
     spec["mistakes"] = [m for m in found if not small or "b64" not in repr(m)]
     return spec
-
-
-def py_literal(value):
-    """`value` (dicts, lists, str, numbers, bool, None) as Python source; inf and nan spelled out."""
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f'float("{value}")'
-    return repr(value)
-
-
-def case_call(spec, receiver="_checks"):
-    """The test-cell statement that runs one encoded case: one key per line, for reading."""
-    body = ",\n".join(f"    {py_literal(k)}: {py_literal(v)}" for k, v in spec.items())
-    return f"{receiver}.run({{\n{body},\n}})"

@@ -14,10 +14,11 @@ of exercises/ has there, `raise NotImplementedError(<step and function>)`: dead 
 the line the student sees in the released one (nbgrader replaces the block by `# YOUR CODE HERE`).
 """
 import ast
+import json
 import re
 
-from .. import manifest, rubric, stubs
-from ..cases import cases_for, concepts
+from .. import lessons, manifest, rubric, stubs
+from ..cases import cases_for
 from ..paths import SOLUTIONS_DIR
 from . import embed, encode, texts
 
@@ -26,6 +27,8 @@ EXTENSION = "attention_extension"
 TRACKS = {ASSIGNMENT: "core", EXTENSION: "extension"}  # one nbgrader assignment per track (docs/GRADING.md)
 CHECKS_CELL = "attnkit_checks"
 EARLIER_STEPS_CELL = "earlier_steps"
+PROGRESS_CELL = "attnkit_progress"
+RUNTIME = "_ak"  # the checks cell's name for the checking code (embed.py)
 _KIT_MODULES = {*manifest.provided_modules(), *(s.module for s in manifest.steps())}
 
 
@@ -58,20 +61,27 @@ def earlier_steps_source(track, solutions_dir=SOLUTIONS_DIR):
     return "\n".join(line for line in code.splitlines() if line.strip() not in (stubs.BEGIN, stubs.END))
 
 
-def test_source(step, points, digest, assignment=ASSIGNMENT):
-    public = cases_for(step.module, "public")
-    hidden = cases_for(step.module, "hidden")
-    hidden_texts = concepts(hidden)
-    lines = [
-        f"# Tests of step {step.number}: {points:g} points, all or nothing. The public checks below are the",
-        f"# cases of exercises/test_{step.module}.py; at grading, hidden checks run here too.",
-        f"_checks = _ak.StepChecks({step.module!r}, globals(), points={points:g}, hidden_concepts={encode.py_literal(hidden_texts)})",
-        *(encode.case_call(encode.encode_case(c, small=True)) for c in public),
-    ]
-    if hidden:
-        lines.append(f"_checks.run_hidden({assignment!r}, {digest!r})")
-    lines.append("_checks.finish()")
-    return "\n".join(lines)
+def test_source(step):
+    """The test cell: one call; its cases are data of the checks cell (public) and of the hidden file."""
+    return f"# Tests of step {step.number}. {texts.TEST_COMMENT}\n" + _guarded(f"check({step.module!r})")
+
+
+def _guarded(call):
+    """`_ak.<call>`, after a line that says what to do when the checks cell has not run."""
+    return f"if {RUNTIME!r} not in globals(): raise NameError({texts.run_first()!r})\n{RUNTIME}.{call}"
+
+
+def steps_data(track):
+    """What the checks cell hands `runtime.configure`: each step of `track`, its points, where to read,
+    the earlier steps of this notebook it calls, the concepts of its hidden cases, its public cases."""
+    steps, points = manifest.steps(track), rubric.step_points(track)
+    own = {s.module for s in steps}
+    return [{"module": s.module, "number": s.number, "title": s.title, "points": points[s.module],
+             "read": lessons.links(s.lesson),
+             "depends_on": [m for m in s.depends_on if m in own],
+             "hidden_concepts": list({repr(c.concept): c.concept for c in cases_for(s.module, "hidden")}.values()),
+             "public": [encode.encode_case(c, small=True) for c in cases_for(s.module, "public")]}
+            for s in steps]
 
 
 def hidden_cases(assignment=ASSIGNMENT):
@@ -102,12 +112,14 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
     hidden-cases file."""
     track = TRACKS[assignment]
     points = rubric.step_points(track)
+    steps_json = json.dumps(steps_data(track), ensure_ascii=False, separators=(",", ":"))
+    checks_meta = {**_nbgrader(CHECKS_CELL, grade=True, locked=True, points=0), "jupyter": {"source_hidden": True}}
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
         _markdown("intro", texts.INTRO[track]),
         # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
         _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
-        _code(CHECKS_CELL, embed.cell_source(), _nbgrader(CHECKS_CELL, grade=True, locked=True, points=0)),
+        _code(CHECKS_CELL, embed.cell_source(assignment, digest, steps_json), checks_meta),
     ]
     if manifest.steps(track)[0].number > 1:
         cells.append(_code(EARLIER_STEPS_CELL, earlier_steps_source(track, solutions_dir),
@@ -117,9 +129,11 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
         cells += [
             _markdown(f"about_{step.module}", texts.step_markdown(step, worth)),
             _code(step.module, solution_source(step, solutions_dir), _nbgrader(step.module, solution=True)),
-            _code(f"test_{step.module}", test_source(step, worth, digest, assignment),
+            _code(f"test_{step.module}", test_source(step),
                   _nbgrader(f"test_{step.module}", grade=True, locked=True, points=worth)),
         ]
+    cells += [_markdown("about_progress", texts.progress_markdown()),
+              _code(PROGRESS_CELL, _guarded("progress()"), _nbgrader(PROGRESS_CELL, locked=True))]
     return {
         "cells": cells,
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},

@@ -1,25 +1,26 @@
 """What the notebook's test cells run: a step's cases on the learner's functions, judged in the kernel.
 
-The course builder copies this module into a locked cell of the notebook, after the source of the
-portable judging core (`attnkit.judge`) whole, so the notebook needs nothing but numpy and its
-messages are the kit's. The package import below is the line that copy leaves out; in the package
-it keeps this module importable, so the kit's tests can run it directly.
-
-A test cell makes one `StepChecks`, runs the step's public cases with `run`, the hidden ones with
-`run_hidden` and ends with `finish`, which raises when anything failed: nbgrader then gives the
-cell 0 points. The `run_hidden` line is the same in the released notebook (no hidden-tests block
-for nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded): outside the
-course folder it finds no hidden cases and runs none.
+The course builder copies this module, with the portable judging core (`attnkit.judge`), `i18n` and
+`feedback`, into the locked checks cell of the notebook (embed.py), so the notebook needs nothing but
+numpy and its messages are the kit's. The cell ends with `configure(...)`: the course's steps, their
+points and their public cases as data. A test cell is one call, `check("step2_scores")`: it runs the
+step's public cases and, in the course folder at grading, its hidden ones (`find_hidden`), then
+prints the outcome, or raises an error that IPython shows as the message alone (nbgrader then gives
+the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
+nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
 """
 import base64
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from .. import i18n
 from ..judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
+from ..i18n import pick
+from .feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
+                       their_frames)
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
@@ -69,38 +70,42 @@ def find_hidden(assignment, digest, start=None):
         "regenerate the course if you changed that file")
 
 
-class StepChecks:
-    """The checks of one step's test cell."""
+TEXTS_OF_A_CASE = ("concept", "hint", "read")  # one text, or one per language ({"en": …, "zh": …})
 
-    def __init__(self, module, namespace, points, hidden_concepts=None):
-        self.module = module
+
+class StepChecks:
+    """The checks of one step (`step`: the step's dict given to `configure`) on the functions in `namespace`."""
+
+    def __init__(self, step, namespace):
+        self.step = step
+        self.module = step["module"]
         self.namespace = namespace
-        self.points = points
-        self.hidden_concepts = hidden_concepts  # {lang: [concept, …]} (attnkit.cases.concepts), or None
         self.counts = {"public": [0, 0], "hidden": [0, 0]}  # [passed, run]
-        self.failures = []  # (visibility, text)
+        self.failures = []  # (visibility, concept, text, the learner's raising frames or None)
         self.not_written = []  # NotImplementedError messages, once each
 
     def run(self, spec, visibility="public"):
         """Run one case (a dict made by the course builder) on the learner's function and judge it."""
-        case = portable_case(self.module, spec)
+        case = portable_case(self.module, {**spec, **{k: pick(spec[k]) for k in TEXTS_OF_A_CASE if k in spec}})
         calls = [build_call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
         if judged is None:
             return
-        verdict, diagnosis = judged
+        verdict, diagnosis, raised_at = judged
         if verdict.passed:
             self.counts[visibility][0] += 1
         else:
-            self.failures.append((visibility, teaching_message(case, calls, verdict, diagnosis)))
+            message = teaching_message(case, calls, verdict, diagnosis)
+            self.failures.append((visibility, pick(case.concept), message, raised_at))
 
     def _judge(self, case, spec, calls):
-        """(Verdict, text of the known mistake it matches or ""), or None for a function not written yet."""
+        """(Verdict, text of the known mistake it matches or "", where the learner's code raised or None),
+        or None for a function not written yet."""
         fn = self.namespace.get(case.function)
         if not callable(fn):
             return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
-                                             "first, and keep the function's name and signature"), ""
+                                             "first, and keep the function's name and signature"), "", None
         try:
             verdict, results = run_case(fn, case, calls, decode_outputs(spec["expected"]), case.forms)
         except NotImplementedError as err:
@@ -108,40 +113,105 @@ class StepChecks:
                 self.not_written.append(str(err))
             return None
         except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
-            name, text = type(err).__name__, str(err)
-            diagnosis = next((i18n.pick(m["text"]) for m in spec["mistakes"] if "error" in m and m["error"][0] == name
-                              and m["error"][1] and m["error"][1] in text), "")
-            return Verdict(False, "exception", f"raised {name}: {text}"), diagnosis
+            name, said = type(err).__name__, str(err)
+            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "error" in m and m["error"][0] == name
+                              and m["error"][1] and m["error"][1] in said), "")
+            frames = their_frames(err)
+            return Verdict(False, "exception", exception_text(err, frames)), diagnosis, (name, *frames)
         if verdict.passed or results is None:
-            return verdict, ""
+            return verdict, "", None
         with np.errstate(all="ignore"):
-            diagnosis = next((i18n.pick(m["text"]) for m in spec["mistakes"] if "outputs" in m
+            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "outputs" in m
                               and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
-        return verdict, diagnosis
+        return verdict, diagnosis, None
 
-    def run_hidden(self, assignment, digest):
-        """Run the step's hidden cases in the course folder (source/, autograded/); elsewhere none."""
-        hidden = find_hidden(assignment, digest)
+    def run_all(self, hidden):
+        """The step's public cases, then its hidden ones (`hidden`: the hidden-cases file's data, or None)."""
+        for spec in self.step["public"]:
+            self.run(spec)
         for spec in hidden["steps"][self.module] if hidden else ():
             self.run(spec, "hidden")
+        return self
 
-    def finish(self):
-        """Print the outcome; raise if any check failed (the cell then earns no points)."""
+    @property
+    def outcome(self):
+        """"passed", "failed" or "not_started" (every failure a stub's NotImplementedError)."""
+        if self.failures:
+            return "failed"
+        return "not_started" if self.not_written else "passed"
+
+    def _shown_and_rest(self):
+        """The failures shown in full and the others: the first public and the first hidden one, then
+        more up to MOST_MESSAGES, one per place where the learner's code raised."""
+        chosen, places = set(), set()
+        firsts = [next(k for k, f in enumerate(self.failures) if f[0] == v) for v in ("public", "hidden")
+                  if any(f[0] == v for f in self.failures)]
+        for k in [*firsts, *range(len(self.failures))]:
+            raised_at = self.failures[k][3]
+            if len(chosen) < MOST_MESSAGES and k not in chosen and (raised_at is None or raised_at not in places):
+                chosen.add(k)
+                places.add(raised_at)
+        return ([f for k, f in enumerate(self.failures) if k in chosen],
+                [f for k, f in enumerate(self.failures) if k not in chosen])
+
+    def report(self, blockers=()):
+        """The summary and messages; raises StepFailed / StepNotWritten when not everything passed.
+
+        `blockers`: earlier steps (dicts) this one calls that do not pass their own checks: they are
+        named instead of this step's failures, which come from them.
+        """
         (public_ok, public_run), (hidden_ok, hidden_run) = self.counts["public"], self.counts["hidden"]
-        lines = [f"{self.module}: {public_ok} of {public_run} public checks passed"
-                 + (f", {hidden_ok} of {hidden_run} hidden checks passed" if hidden_run else "")]
-        failed = public_run + hidden_run - public_ok - hidden_ok
-        concepts = i18n.pick(self.hidden_concepts) if self.hidden_concepts else []
-        if not failed and not hidden_run and concepts:
-            lines.append("The hidden tests run at grading also check: " + "; ".join(concepts) + ".")
-        own = sorted(self.not_written, key=lambda text: f"({self.module}." not in text)  # this step's first
-        for text in own:
-            lines.append(f"\nnot written yet: {text}")
-        for visibility, text in self.failures:
-            lines.append(f"\nFAILED ({visibility} check): {text}")
-        print("\n".join(lines))
-        if self.not_written and len(self.failures) == 0:
-            raise NotImplementedError("\n".join(own))
-        if failed:
-            raise AssertionError(f"{self.module}: {failed} check(s) failed, see above. This cell earns its "
-                                 f"{self.points} points only when every check passes.")
+        lines = [text("summary", module=self.module, public_ok=public_ok, public_run=public_run)
+                 + (text("summary_hidden", hidden_ok=hidden_ok, hidden_run=hidden_run) if hidden_run else "")]
+        if self.outcome == "passed":
+            concepts = [pick(c) for c in self.step["hidden_concepts"]]
+            if not hidden_run and concepts:
+                lines.append(text("hidden_also", concepts="; ".join(concepts)))
+            print("\n".join(lines))
+            return
+        own = [t for t in self.not_written if f"({self.module}." in t] or ([] if blockers else self.not_written)
+        pointers = [blocked_by(blockers)] if blockers else []
+        if not self.failures:  # only stubs' NotImplementedError: what to write first, then what to fix
+            raise StepNotWritten("\n\n".join([*own, *pointers]))
+        lines += ["\n" + text("not_written", text=t) for t in own] + ["\n" + p for p in pointers]
+        if not blockers:  # else this step's failures come from the earlier steps: their cells say why
+            shown, rest = self._shown_and_rest()
+            lines += ["\n" + text("failed_check", visibility=text(v), text=t) for v, _, t, _ in shown]
+            if rest:
+                concepts = "; ".join(dict.fromkeys(c for _, c, _, _ in rest))
+                lines.append("\n" + text("more", count=len(rest), concepts=concepts))
+        raise StepFailed("\n".join([*lines, "", text("points", points=self.step["points"])]))
+
+
+COURSE = {}  # set by configure(): "assignment", "digest", "steps" {module: step dict}
+OUTCOMES = {}  # {module: outcome} of the test cells run in this kernel, for progress()
+
+
+def configure(assignment, digest, steps_json):
+    """Called at the end of the checks cell: the assignment, the SHA-256 of its hidden-cases file, and
+    its steps as JSON ([{module, number, title, points, read, depends_on, hidden_concepts, public}])."""
+    COURSE.update(assignment=assignment, digest=digest,
+                  steps={s["module"]: s for s in json.loads(steps_json)})
+
+
+def _checked(module, namespace, hidden):
+    return StepChecks(COURSE["steps"][module], namespace).run_all(hidden)
+
+
+def check(module):
+    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace."""
+    namespace = sys._getframe(1).f_globals
+    hidden = find_hidden(COURSE["assignment"], COURSE["digest"])
+    checks = _checked(module, namespace, hidden)
+    OUTCOMES[module] = checks.outcome
+    blockers = []
+    if checks.outcome != "passed":
+        blockers = [COURSE["steps"][m] for m in COURSE["steps"][module]["depends_on"]
+                    if _checked(m, namespace, hidden).outcome != "passed"]
+    checks.report(blockers)
+
+
+def progress():
+    """The closing cell: a table of the steps whose test cells ran in this kernel, and the points so far."""
+    hidden = find_hidden(COURSE["assignment"], COURSE["digest"])
+    print(progress_table(list(COURSE["steps"].values()), OUTCOMES, hidden is not None))

@@ -1,10 +1,32 @@
-"""The prose of the notebook: the opening cell and one short explanation per step (Markdown)."""
+"""The prose of the notebook: the opening cell, one short explanation per step (Markdown), the
+closing cell's heading and the line a test cell shows when the checks cell has not run."""
 from .. import lessons
+from ..i18n import LANGUAGES, pick
 
-LESSONS = ("The lessons are in the kit's `lessons/` folder, in English (`lessons/en/`) and Chinese "
-           "(`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "
+LESSONS = ("The lessons are in the folder `lessons/` beside this notebook, in English (`lessons/en/`) and "
+           "Chinese (`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "
            "KV-cache offsets, the fully masked row and GPT-2's Block 0 / Head 0 in llama.cpp. "
-           "Each step below names its lesson; `lessons/README.md` is the index.")
+           "Each step below links its lesson; [lessons/README.md](lessons/README.md) is the index.")
+
+TEST_COMMENT = "The checks and their data are in the provided cells at the top."
+
+RUN_FIRST = {"en": "the checks are not loaded: run the provided cells at the top first (the second one loads "
+                   "the checks), then this cell again",
+             "zh": "检查代码还没有加载：先运行最上面提供的单元格（第二个加载检查代码），再运行这个单元格"}
+
+PROGRESS = {"en": "## Progress\n\nRun the cell below after the test cells: a table of the steps, which pass, "
+                  "and the points so far.",
+            "zh": "## 进度\n\n运行完各步的测试单元格后运行下面这个单元格：它列出每一步是否通过，以及目前的得分。"}
+
+
+def run_first():
+    """RUN_FIRST in both languages: the kernel's language is unknown until the checks cell has run."""
+    return " / ".join(pick(RUN_FIRST, lang) for lang in LANGUAGES)
+
+
+def progress_markdown():
+    """The closing cell's heading, both languages."""
+    return "\n\n".join(pick(PROGRESS, lang) for lang in LANGUAGES)
 
 CORE_INTRO = f"""# Single-head causal self-attention, in numpy
 
@@ -107,6 +129,12 @@ each row to get `[n_head, T_q, T_k]`.""",
 }
 
 
+def _link(reference, lang):
+    """A Markdown link to a lesson shipped beside the notebook."""
+    path = lessons.link(reference, lang)
+    return f"[{path}]({path})"
+
+
 def step_markdown(step, points):
     return (f"## Step {step.number}: {step.titles}\n\n{STEPS[step.module]}\n\n"
-            f"Read: {lessons.link(step.lesson, 'en')}. The test cell below is worth **{points:g} points** (all or nothing).")
+            f"Read: {_link(step.lesson, 'en')} (中文：{_link(step.lesson, 'zh')}). The test cell below is worth **{points:g} points** (all or nothing).")
