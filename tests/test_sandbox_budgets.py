@@ -48,6 +48,13 @@ def test_after_the_byte_budget_is_spent_the_remaining_calls_are_not_run():
     assert_correct(run, {j.key for j in JOBS[:5]})
 
 
+def test_a_spent_budget_is_told_in_the_learners_language(monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    code = f"import numpy as np\ndef softmax(S):\n    return {BIG}\n"
+    run = run_submission(with_code("step4_softmax", code), JOBS, Limits(submission_result_bytes=20_000_000))
+    assert run.results["softmax#1"].error.startswith("没有运行（预算已用完）：这份提交的结果已达到 20000000 字节的上限")
+
+
 def test_the_grader_stays_small_with_jobs_when_every_call_returns_16_mb(tmp_path):
     folders = []
     for k in range(4):

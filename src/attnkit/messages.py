@@ -301,6 +301,20 @@ MESSAGES = {
     "gradescope.mistakes": {"en": "Likely mistakes: {codes}", "zh": "可能的错误：{codes}"},
     "gradescope.printed": {"en": "Your code printed:", "zh": "你的代码打印了："},
     "gradescope.stderr": {"en": "Your code wrote to stderr:", "zh": "你的代码向 stderr 写了："},
+    # --- the sandbox: calls not run (grader/sandbox_runner.py) ---
+    "sandbox.budget_bytes": {
+        "en": "not run (budget spent): this submission's results reached its budget of {limit} bytes (arrays far "
+              "larger than the inputs need?); its remaining tests score 0",
+        "zh": "没有运行（预算已用完）：这份提交的结果已达到 {limit} 字节的上限（数组比输入所需的大得多？）；"
+              "其余测试记 0 分"},
+    "sandbox.budget_time": {
+        "en": "not run (budget spent): this submission used up its time budget of {seconds:g} s (imports or calls "
+              "that sleep or loop?); its remaining tests score 0",
+        "zh": "没有运行（预算已用完）：这份提交用完了 {seconds:g} 秒的时间预算（导入或调用时在 sleep 或死循环？）；"
+              "其余测试记 0 分"},
+    "sandbox.not_run_after_timeouts": {
+        "en": "not run ({function}() already ran out of time {count} times)",
+        "zh": "没有运行（{function}() 已经超时 {count} 次）"},
     # --- the nbgrader notebook's test cells and progress cell (nbgrader_course/feedback.py) ---
     "notebook.summary": {"en": "{module}: {public_ok} of {public_run} public checks passed",
                 "zh": "{module}：公开检查通过 {public_ok} / {public_run}"},

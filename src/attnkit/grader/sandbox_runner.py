@@ -21,12 +21,12 @@ from functools import lru_cache
 import numpy as np
 
 from .. import manifest
+from ..messages import say
 from ..paths import SOLUTIONS_DIR
 from .sandbox_types import result
 from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, read_message
 from .sandbox_zygote import ZygoteError
 
-BUDGET_SPENT = "not run (budget spent)"
 _MAX_HEADER = 1 << 20
 _MAX_TEXT = 4000
 _MAX_WARNINGS = 5  # kept per call (the child sends no more)
@@ -153,13 +153,9 @@ class SubmissionRunner:
     def _spent(self):
         """The "budget" CallResult for jobs not run once a budget is spent, else None."""
         if self.bytes_left < 0:
-            return result("budget", f"{BUDGET_SPENT}: this submission's results reached its budget of "
-                                    f"{self.limits.submission_result_bytes} bytes (arrays far larger than the "
-                                    "inputs need?); its remaining tests score 0", "bytes")
+            return result("budget", say("sandbox.budget_bytes", limit=self.limits.submission_result_bytes), "bytes")
         if time.monotonic() >= self.deadline:
-            return result("budget", f"{BUDGET_SPENT}: this submission used up its time budget of "
-                                    f"{self.limits.submission_seconds:g} s (imports or calls that sleep or loop?); "
-                                    "its remaining tests score 0", "time")
+            return result("budget", say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
         return None
 
     def _due(self, since):
@@ -204,8 +200,8 @@ class SubmissionRunner:
         cap = self.limits.max_timeouts_per_function
         if cap is None or timeouts[job.function] < cap:
             return False
-        results[job.key] = result("not_run", f"not run ({job.function}() already ran out of time "
-                                             f"{timeouts[job.function]} times)")
+        results[job.key] = result("not_run", say("sandbox.not_run_after_timeouts", function=job.function,
+                                                 count=timeouts[job.function]))
         return True
 
     def _pipeline(self, queue, timeouts, results):
