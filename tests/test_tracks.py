@@ -106,6 +106,24 @@ def test_the_ladder_shows_the_extension_once_the_core_is_done():
     assert "step7_layer" in ready and "Next: exercises/step7_layer.py" in ready
 
 
+def test_the_hidden_concepts_wrap_to_the_terminals_columns_in_either_language(monkeypatch):
+    """A Chinese character takes two columns: the list of what the hidden tests check stays within 100."""
+    import unicodedata
+
+    from attnkit.cases import hidden_concepts
+
+    steps = manifest.steps("core")
+    everything_passes = {s.module: ladder.StepTally(passed=3) for s in steps}
+    hidden = {s.module: hidden_concepts(s.module) for s in steps}
+    for lang in ("en", "zh"):
+        monkeypatch.setenv("ATTNKIT_LANG", lang)
+        listed = ladder.render(everything_passes, steps, hidden).split("\n")
+        listed = listed[next(k for k, line in enumerate(listed) if line.startswith("  ")) + 1:]
+        listed = [line for line in listed if line.startswith("  ")]
+        columns = [sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in listed]
+        assert len(listed) > 6 and max(columns) <= 100, (lang, max(columns))
+
+
 def test_the_extension_notebook_of_the_course_scores_100_in_its_track(tmp_path):
     """`attnkit grade --track extension` reads the extension's nbgrader notebook by the same cell convention."""
     from attnkit.nbgrader_course import notebook

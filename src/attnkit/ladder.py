@@ -7,6 +7,7 @@ the release's stored copy. `hidden` maps a step module to the concepts only its 
 texts: the ladder picks the learner's language when it is printed.
 """
 import textwrap
+import unicodedata
 from dataclasses import dataclass
 
 from .i18n import LANGUAGES, pick, set_language
@@ -14,6 +15,7 @@ from .messages import say
 
 LANG_OPTION = "--lang"
 
+COLUMNS = 100  # the widest line of the hidden concepts' list, in terminal columns
 CORE_TRACK = "core"  # manifest.DEFAULT_TRACK: the extension's steps wait until the core is done
 
 
@@ -68,8 +70,16 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
         if concepts:
             text = say("ladder.hidden_step", number=s.number,
                        concepts=say("ladder.concept_separator").join(pick(c) for c in concepts))
-            lines += textwrap.wrap(text, width=100, initial_indent="  ", subsequent_indent="          ")
+            lines += _wrapped(text)
     return "\n".join(lines)
+
+
+def _wrapped(text, columns=COLUMNS):
+    """`text` as indented lines of at most `columns` terminal columns. textwrap counts characters, and a
+    Chinese character takes two columns: a text that has any is wrapped at half the count."""
+    wide = any(unicodedata.east_asian_width(c) in "WF" for c in text)
+    return textwrap.wrap(text, width=columns // 2 if wide else columns, initial_indent="  ",
+                         subsequent_indent="          ")
 
 
 def add_options(parser):
