@@ -174,8 +174,8 @@ def cases_for(step_module=None, visibility=None, function=None):
 def concepts(cases, but=()):
     """{lang: the concepts of `cases` in that language, in order, without repeats and without those of
     the cases `but`}: deduplicated per language, a two-language text whose values are lists (i18n.pick)."""
-    return {lang: [text for text in dict.fromkeys(c.concept[lang] for c in cases)
-                   if text not in {b.concept[lang] for b in but}]
+    known = {lang: {b.concept[lang] for b in but} for lang in LANGUAGES}
+    return {lang: [text for text in dict.fromkeys(c.concept[lang] for c in cases) if text not in known[lang]]
             for lang in LANGUAGES}
 
 

@@ -69,7 +69,7 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
         concepts = pick(hidden[s.module]) if s.module in hidden else ()
         if concepts:
             text = say("ladder.hidden_step", number=s.number,
-                       concepts=say("ladder.concept_separator").join(pick(c) for c in concepts))
+                       concepts=say("ladder.concept_separator").join(concepts))
             lines += _wrapped(text)
     return "\n".join(lines)
 

@@ -18,7 +18,7 @@ import json
 import re
 
 from .. import lessons, manifest, rubric, stubs
-from ..cases import cases_for
+from ..cases import cases_for, concepts
 from ..paths import SOLUTIONS_DIR
 from . import embed, encode, texts
 
@@ -79,7 +79,7 @@ def steps_data(track):
     return [{"module": s.module, "number": s.number, "title": s.title, "points": points[s.module],
              "read": lessons.links(s.lesson),
              "depends_on": [m for m in s.depends_on if m in own],
-             "hidden_concepts": list({repr(c.concept): c.concept for c in cases_for(s.module, "hidden")}.values()),
+             "hidden_concepts": concepts(cases_for(s.module, "hidden")),
              "public": [encode.encode_case(c, small=True) for c in cases_for(s.module, "public")]}
             for s in steps]
 

@@ -70,9 +70,6 @@ def find_hidden(assignment, digest, start=None):
         "regenerate the course if you changed that file")
 
 
-TEXTS_OF_A_CASE = ("concept", "hint", "read")  # one text, or one per language ({"en": …, "zh": …})
-
-
 class StepChecks:
     """The checks of one step (`step`: the step's dict given to `configure`) on the functions in `namespace`."""
 
@@ -86,7 +83,7 @@ class StepChecks:
 
     def run(self, spec, visibility="public"):
         """Run one case (a dict made by the course builder) on the learner's function and judge it."""
-        case = portable_case(self.module, {**spec, **{k: pick(spec[k]) for k in TEXTS_OF_A_CASE if k in spec}})
+        case = portable_case(self.module, spec)  # its two-language texts are picked where they are shown
         calls = [build_call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
@@ -164,7 +161,7 @@ class StepChecks:
         lines = [text("summary", module=self.module, public_ok=public_ok, public_run=public_run)
                  + (text("summary_hidden", hidden_ok=hidden_ok, hidden_run=hidden_run) if hidden_run else "")]
         if self.outcome == "passed":
-            concepts = [pick(c) for c in self.step["hidden_concepts"]]
+            concepts = pick(self.step["hidden_concepts"])
             if not hidden_run and concepts:
                 lines.append(text("hidden_also", concepts="; ".join(concepts)))
             print("\n".join(lines))
