@@ -71,8 +71,12 @@ class Secrets:
     names: frozenset  # of bytes
     numbers: Spellings  # hidden values written as text
     public_numbers: Spellings  # public values: their texts are no secret, whatever hidden value they spell too
-    raw: np.ndarray  # uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
     lines: frozenset  # of str
+
+    @property
+    def raw(self):
+        """uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values."""
+        return self.numbers.bits
 
     def hidden_number(self, text):
         """Whether the number `text` (bytes) spells a hidden value that no public value spells too."""
@@ -160,7 +164,7 @@ def secrets(solutions_dir=SOLUTIONS_DIR):
         lines |= {line for line in solution_lines(source)
                   if len(line) >= MIN_LINE and not line.startswith("#") and line not in stub}
     return Secrets(frozenset(c.name.encode() for c in hidden), Spellings(raw, float32),
-                   Spellings(public_raw, public_float32), raw, frozenset(lines))
+                   Spellings(public_raw, public_float32), frozenset(lines))
 
 
 def _members(path, data):
