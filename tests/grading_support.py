@@ -83,3 +83,25 @@ def assert_spec_shape(obj):
         assert t["score"] == (t["max_score"] if t["status"] == "passed" else 0.0)
         assert (t["output"] == "") == (t["status"] == "passed")
     assert sorted({t["diagnosis"] for t in obj["tests"] if t["diagnosis"]}) == obj["diagnoses"]
+
+
+def gradescope_visible(results):
+    """What a student sees of Gradescope's `results` before grades are published (Gradescope's rules):
+    the top-level output, the tests whose visibility is `visible`, and the total only when no test is
+    hidden ("If test cases are hidden, students will not be able to see their total score")."""
+    default = results.get("visibility", "visible")
+    tests = [t for t in results["tests"] if t.get("visibility", default) == "visible"]
+    shown = {"output": results.get("output", "") if default == "visible" else "", "tests": tests}
+    if len(tests) == len(results["tests"]):
+        shown["score"] = results["score"]
+    return shown
+
+
+def gradescope_texts(results):
+    """[(text, format)]: each text of Gradescope's `results` a student may see, with the format Gradescope
+    renders it in (its defaults: `simple_format`, HTML, for the top-level output, `text` for the tests)."""
+    texts = [(results.get("output", ""), results.get("output_format", "simple_format"))]
+    for t in results["tests"]:
+        texts.append((t.get("output", ""), t.get("output_format", results.get("test_output_format", "text"))))
+        texts.append((t.get("name", ""), t.get("name_format", results.get("test_name_format", "text"))))
+    return texts

@@ -8,6 +8,7 @@ Specifications"). Needs root (Gradescope runs both scripts as root) and `unzip`.
 """
 import json
 import os
+from decimal import Decimal
 import shutil
 import subprocess
 import tempfile
@@ -16,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from attnkit import cases, manifest
+from attnkit import cases, manifest, rubric
 from attnkit.grader import gradescope_run
 from attnkit.grader.bench import copy_solutions
 from attnkit.grader.gradescope_run import LayoutError, submission_path
 from attnkit.paths import SOLUTIONS_DIR
-from grading_support import case_points_of, notebook, run_cli
+from grading_support import case_points_of, gradescope_texts, gradescope_visible, notebook, plan, run_cli
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs setup.sh and run_autograder as root"),
@@ -36,6 +37,7 @@ TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "o
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 HIDDEN = {c.name for c in cases.cases_for(visibility="hidden")}
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # as in Gradescope's image: no developer's tools first
+WITHOUT_CAP_SYS_ADMIN = ("setpriv", "--bounding-set", "-sys_admin", "--")
 
 
 def assert_gradescope_schema(results):
@@ -48,8 +50,9 @@ def assert_gradescope_schema(results):
     for test in results.get("tests", []):
         assert isinstance(test, dict) and set(test) <= TEST_KEYS, set(test) - TEST_KEYS
         assert isinstance(test["name"], str) and isinstance(test["output"], str)
-        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
-        assert 0 <= test["score"] <= test["max_score"] + 1e-9
+        if "score" in test or "max_score" in test:  # without points: information (what the code printed)
+            assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+            assert 0 <= test["score"] <= test["max_score"] + 1e-9
         assert test.get("status", "passed") in {"passed", "failed"}
         assert test.get("visibility", "visible") in VISIBILITIES
         assert all(isinstance(tag, str) for tag in test.get("tags", []))
@@ -59,11 +62,12 @@ def assert_graded(results, score):
     """A full grade of the core (the assignment the bundle grades): every case a test, hidden ones
     after publication, `score` in total."""
     assert_gradescope_schema(results)
-    assert {t["name"] for t in results["tests"]} == {c.name for c in cases.all_cases() if c.step.track == "core"}
-    for test in results["tests"]:
+    scored = [t for t in results["tests"] if "score" in t]
+    assert {t["name"] for t in scored} == {c.name for c in cases.all_cases() if c.step.track == "core"}
+    for test in scored:
         assert test["visibility"] == ("after_published" if test["name"] in HIDDEN else "visible"), test["name"]
     assert abs(results["score"] - score) < 1e-4
-    assert abs(sum(t["score"] for t in results["tests"]) - results["score"]) < 1e-4
+    assert abs(sum(t["score"] for t in scored) - results["score"]) < 1e-4
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +195,7 @@ def test_a_failing_grader_still_leaves_a_valid_results_json(autograder_root):
         (autograder_root / "venv.away").rename(venv)
     assert_gradescope_schema(results)
     assert results["score"] == 0.0 and results["tests"] == []
-    assert "autograder itself failed" in results["output"]
+    assert "autograder itself failed" in results["output"] and results["output_format"] == "text"
 
 
 SPY = """
@@ -214,8 +218,7 @@ def softmax(S):
 """
 
 
-@pytest.mark.parametrize("prefix", [(), ("setpriv", "--bounding-set", "-sys_admin", "--")],
-                         ids=["root", "root-without-CAP_SYS_ADMIN"])
+@pytest.mark.parametrize("prefix", [(), WITHOUT_CAP_SYS_ADMIN], ids=["root", "root-without-CAP_SYS_ADMIN"])
 def test_learner_code_cannot_read_the_secrets_or_write_results(autograder_root, prefix):
     if prefix and shutil.which("setpriv") is None:
         pytest.skip("setpriv (util-linux) is not installed: cannot drop CAP_SYS_ADMIN")
@@ -224,8 +227,44 @@ def test_learner_code_cannot_read_the_secrets_or_write_results(autograder_root, 
     files["step4_softmax.py"] += SPY % {"root": str(autograder_root), "kit": str(kit)}
     results = run_autograder(autograder_root, files, prefix=prefix)
     assert_graded(results, 100.0)
-    spied = [line for line in results["output"].splitlines() if line.startswith("SPY")]
+    printed = "\n".join(t["output"] for t in results["tests"] if "score" not in t)
+    spied = [line for line in printed.splitlines() if line.startswith("SPY")]
     assert spied and all("DENIED" in line for line in spied), spied
+
+
+UPCAST = """
+_reference_softmax = softmax
+
+def softmax(S):
+    print("softmax got", S.shape, '<b>bold</b><img src=x onerror="alert(1)">')  # a line per call, hidden ones too
+    return _reference_softmax(S).astype(np.float64)  # float32 scores give float64: only a hidden test sees it
+"""
+@pytest.mark.parametrize("prefix", [(), WITHOUT_CAP_SYS_ADMIN], ids=["root", "root-without-CAP_SYS_ADMIN"])
+def test_an_upload_failing_only_hidden_tests_shows_what_a_correct_one_shows(autograder_root, prefix):
+    if prefix and shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed: cannot drop CAP_SYS_ADMIN")
+    correct = run_autograder(autograder_root, step_files(SOLUTIONS_DIR), prefix=prefix)
+    files = step_files(SOLUTIONS_DIR)
+    files["step4_softmax.py"] += UPCAST
+    results = run_autograder(autograder_root, files, prefix=prefix)
+    written = (autograder_root / "results" / "results.json").read_text(encoding="utf-8")
+    lost = next(p.points for p in plan().cases if p.case.name == "softmax_float32_stays_float32")
+    assert_graded(results, 100.0 - lost)
+    assert all(t["status"] == "passed" for t in results["tests"] if t.get("visibility") == "visible")
+
+    assert gradescope_visible(results) == gradescope_visible(correct)  # no total, weight, name or count differs
+    isolation = results["extra_data"]["isolation"]
+    texts = [text for text, _ in gradescope_texts(results)]  # all a student may ever see, published or not
+    assert isolation and not any(isolation in text or str(autograder_root) in text for text in texts)
+    assert not any("world-readable" in text for text in texts)
+    marked_up = [fmt for text, fmt in gradescope_texts(results) if "<img" in text]
+    assert marked_up and set(marked_up) == {"text"}  # shown as typed, never rendered
+
+    exact = json.loads(written, parse_float=Decimal)  # the numbers as written, added without rounding
+    scored = [t for t in exact["tests"] if "max_score" in t]
+    assert sum(t["max_score"] for t in scored) == 100
+    for module, points in rubric.step_points().items():
+        assert sum(t["max_score"] for t in scored if t["tags"][0] == module) == points, module
 
 
 def test_the_submission_is_found_loose_in_a_folder_or_as_one_notebook(tmp_path):
@@ -248,3 +287,13 @@ def test_run_autograder_refuses_to_grade_unless_root(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert gradescope_run.main(tmp_path) == 3
     assert not (tmp_path / "results" / "results.json").exists()  # run_autograder's fallback writes it
+
+
+def test_notebook_names_in_a_refusal_are_shown_as_typed(tmp_path):
+    (tmp_path / "submission").mkdir()
+    for name in ("<b>bold.ipynb", "<img src=x onerror=alert(1)>.ipynb"):
+        (tmp_path / "submission" / name).write_text("{}")
+    assert gradescope_run.main(tmp_path) == 0
+    results = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    assert_gradescope_schema(results)
+    assert "<img src=x onerror=alert(1)>.ipynb" in results["output"] and results["output_format"] == "text"

@@ -1,22 +1,26 @@
 """Reports of `attnkit grade`: terminal text, CSV gradebook, Gradescope results.json, and the batch journal."""
 import csv
+import dataclasses
 import json
 import signal
 import subprocess
 import sys
 import time
+from decimal import Decimal
 
+import numpy as np
 import pytest
 
-from attnkit import manifest
+from attnkit import manifest, rubric
 from attnkit.cli import main
 from attnkit.grader import report_csv, report_gradescope, report_text
 from attnkit.grader.bench import EDITS, copy_solutions
 from attnkit.grader.grade import grade
-from attnkit.grader.runners import InProcessRunner
+from attnkit.grader.plan import Plan
+from attnkit.grader.runners import InProcessRunner, reference_function
 from attnkit.grader.verify import mistake_overrides
 from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
-from grading_support import assert_spec_shape, plan
+from grading_support import assert_spec_shape, gradescope_texts, gradescope_visible, plan
 
 STEPS = [s.module for s in manifest.steps("core")]
 ALL_FILES = {f"{m}.py": "" for m in STEPS}  # the in-process runner ignores the text
@@ -24,6 +28,26 @@ ALL_FILES = {f"{m}.py": "" for m in STEPS}  # the in-process runner ignores the 
 
 def mistaken(code):
     return grade(plan(), InProcessRunner(mistake_overrides(code)), ALL_FILES, f"with {code}")
+
+
+def graded_with(overrides):
+    return grade(plan(), InProcessRunner(overrides), ALL_FILES, "a submission")
+
+
+def _upcast_softmax(**kwargs):
+    """softmax giving float64 for float32 scores: only a hidden test (float32 stays float32) catches it."""
+    return np.asarray(reference_function("step4_softmax", "softmax")(**kwargs), dtype=np.float64)
+
+
+MARKUP = '<b>bold</b><img src=x onerror="alert(1)">'
+
+
+def _raise_markup(**kwargs):
+    raise ValueError(MARKUP)
+
+
+def gradescope(graded):
+    return report_gradescope.results(graded, plan().case_named)
 
 
 def test_terminal_report_names_steps_failures_and_the_mistake():
@@ -39,7 +63,8 @@ def test_learner_output_is_shown_capped_and_never_parsed():
     graded.stdout = '{"score": 100.0}\n' + "x" * 10_000
     text = report_text.text(graded)
     assert '| {"score": 100.0}' in text and len(text) < 12_000 and f"{round(graded.score, 2):g} / 100" in text
-    assert '{"score": 100.0}' in report_gradescope.results(graded, plan().case_named)["output"]
+    printed = [t["output"] for t in gradescope(graded)["tests"] if '{"score": 100.0}' in t["output"]]
+    assert len(printed) == 1 and len(printed[0]) < 9_000
 
 
 def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
@@ -66,6 +91,65 @@ def test_gradescope_results_follow_the_schema():
         assert test["visibility"] == ("visible" if test["name"] in public else "after_published")
     assert abs(sum(t["score"] for t in data["tests"]) - data["score"]) < 1e-4
     assert "graded on its own" in data["output"]
+
+
+def test_gradescope_shows_before_publication_nothing_of_hidden_results():
+    correct, upcast = graded_with({}), graded_with({("step4_softmax", "softmax"): _upcast_softmax})
+    assert all(t.status == "passed" for t in upcast.tests if t.public)
+    assert any(t.status != "passed" for t in upcast.tests if not t.public) and upcast.score < 100
+    seen = gradescope_visible(gradescope(upcast))
+    assert seen == gradescope_visible(gradescope(correct))  # a student cannot tell the two apart
+    assert "graded on its own" in seen["output"]
+    hidden = next(i for i, t in enumerate(correct.tests) if not t.public)
+    correct.tests[hidden] = dataclasses.replace(correct.tests[hidden], status="failed", score=0.0, diagnosis="scale_by_d")
+    assert gradescope_visible(gradescope(correct)) == seen  # nor a hidden test's likely mistake
+
+
+def test_gradescope_numbers_the_visible_tests_of_a_step_without_gaps_for_hidden_ones():
+    tests = gradescope(graded_with({}))["tests"]
+    for step in manifest.steps("core"):
+        mine = [t for t in tests if t["name"] in plan().case_named and plan().case_named[t["name"]].step == step]
+        visible = [t["number"] for t in mine if t["visibility"] == "visible"]
+        assert visible and visible == [f"{step.number}.{k}" for k in range(1, len(visible) + 1)]
+        assert len({t["number"] for t in mine}) == len(mine)
+
+
+def test_gradescope_keeps_the_isolation_note_for_the_instructor():
+    graded = graded_with({})
+    graded.isolation = "no barrier: it can still read every world-readable file (/autograder/source/solutions)"
+    data = gradescope(graded)
+    assert data["extra_data"]["isolation"] == graded.isolation
+    assert not any("world-readable" in text or "/autograder" in text for text, _ in gradescope_texts(data))
+
+
+def test_gradescope_shows_learner_text_as_text_not_html():
+    graded = graded_with({("step2_scores", "raw_scores"): _raise_markup})
+    graded.stdout, graded.stderr = MARKUP, MARKUP
+    shown = [fmt for text, fmt in gradescope_texts(gradescope(graded)) if "<img" in text]
+    assert len(shown) > 3 and set(shown) == {"text"}
+
+
+def test_gradescope_shows_what_the_code_printed_with_the_hidden_tests():
+    graded = graded_with({})
+    graded.stdout, graded.stderr = "softmax got (4, 6)\n" * 9, "a warning\n"  # one line per call: a count
+    data = gradescope(graded)
+    assert "softmax got" not in json.dumps(gradescope_visible(data)) and "a warning" not in json.dumps(gradescope_visible(data))
+    printed = [t for t in data["tests"] if "softmax got" in t["output"] or "a warning" in t["output"]]
+    assert len(printed) == 2 and {t["visibility"] for t in printed} == {"after_published"}
+    assert all("score" not in t and "max_score" not in t for t in printed)  # information, no points
+    graded.tests = [t for t in graded.tests if t.public]  # nothing hidden: shown at once
+    assert "softmax got" in json.dumps(gradescope_visible(gradescope(graded)))
+
+
+@pytest.mark.parametrize("track", manifest.tracks())
+def test_gradescope_points_add_up_to_exactly_100_per_track(track):
+    track_plan = Plan(track)
+    graded = grade(track_plan, InProcessRunner(), {f"{m}.py": "" for m in track_plan.steps}, "x")
+    data = json.loads(json.dumps(report_gradescope.results(graded, track_plan.case_named)), parse_float=Decimal)
+    assert sum(t["max_score"] for t in data["tests"]) == 100 and data["score"] == 100
+    for module, points in rubric.step_points(track).items():
+        mine = [t for t in data["tests"] if track_plan.case_named[t["name"]].step.module == module]
+        assert sum(t["max_score"] for t in mine) == points, module
 
 
 def test_gradescope_file_of_one_submission(tmp_path, capsys):

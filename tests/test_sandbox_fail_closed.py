@@ -92,13 +92,14 @@ def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_ro
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         assert [r["isolation"] for r in csv.DictReader(f)] == [isolation]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert results["extra_data"]["isolation"] == isolation and f"Isolation: {isolation}" in results["output"]
+    assert results["extra_data"]["isolation"] == isolation and isolation not in results["output"]  # instructor's only
     assert row["score"] == 100.0
     learner = next(t for t in row["tests"] if t["step"] == "step4_softmax")
     assert learner["status"] == "passed"
     stdout = done.stdout + (out / "results.json").read_text(encoding="utf-8")
-    assert "'uid': 65534" in results["output"] and "'uid': 0" not in stdout
-    assert "'userns': -1" in results["output"]  # seccomp holds in both tiers
+    printed = next(t["output"] for t in results["tests"] if "score" not in t)  # what the learner's code printed
+    assert "'uid': 65534" in printed and "'uid': 0" not in stdout
+    assert "'userns': -1" in printed  # seccomp holds in both tiers
     assert "root:" not in stdout and "BEGIN SOLUTION" not in stdout
     assert not marker.exists()
 

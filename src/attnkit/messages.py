@@ -296,11 +296,16 @@ MESSAGES = {
     "gradescope.many_notebooks": {
         "en": "found {count} notebooks ({names}); submit exactly one .ipynb, or the step files (step1_projection.py …)",
         "zh": "找到了 {count} 个 notebook（{names}）；请只提交一个 .ipynb，或者提交各步的文件（step1_projection.py …）"},
-    "gradescope.score": {"en": "Score {score} / {max}. {split}", "zh": "得分 {score} / {max}。{split}"},
-    "gradescope.isolation": {"en": "Isolation: {isolation}", "zh": "隔离方式：{isolation}"},
+    "gradescope.public_passed": {"en": "Public tests: {passed} of {total} passed. {split}",
+                                 "zh": "公开测试：{total} 个中通过了 {passed} 个。{split}"},
+    "gradescope.public_step": {"en": "{passed} of {total} public tests passed", "zh": "公开测试 {total} 个中通过了 {passed} 个"},
     "gradescope.mistakes": {"en": "Likely mistakes: {codes}", "zh": "可能的错误：{codes}"},
-    "gradescope.printed": {"en": "Your code printed:", "zh": "你的代码打印了："},
-    "gradescope.stderr": {"en": "Your code wrote to stderr:", "zh": "你的代码向 stderr 写了："},
+    "gradescope.after_publication": {
+        "en": "Your score, the hidden tests and what your code printed (it ran on the hidden tests too) are shown "
+              "once your instructor publishes the grades.",
+        "zh": "你的得分、隐藏测试以及你的代码打印的内容（它也在隐藏测试上运行过）会在老师发布成绩后显示。"},
+    "gradescope.printed": {"en": "What your code printed", "zh": "你的代码打印的内容"},
+    "gradescope.stderr": {"en": "What your code wrote to stderr", "zh": "你的代码写到 stderr 的内容"},
     # --- the sandbox: calls not run (grader/sandbox_runner.py) ---
     "sandbox.budget_bytes": {
         "en": "not run (budget spent): this submission's results reached its budget of {limit} bytes (arrays far "

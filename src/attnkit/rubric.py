@@ -9,6 +9,8 @@ from .cases import cases_for
 from .paths import DATA_DIR
 from .yaml_data import read_yaml
 
+_MICRO = 10**6  # a case's points are a whole number of millionths
+
 
 @lru_cache(maxsize=None)
 def _tracks():
@@ -34,11 +36,25 @@ def step_points(track=manifest.DEFAULT_TRACK):
 
 @lru_cache(maxsize=None)
 def case_points(track=manifest.DEFAULT_TRACK):
-    """{case name: points} of `track`, rounded to 1e-6; the cases of a step add up to the step's points."""
+    """{case name: points} of `track`: the cases of a step add up to the step's points exactly (as the
+    decimals a report writes them), so a track's cases add up to exactly 100."""
     result = {}
     for module, total in step_points(track).items():
         step_cases = cases_for(module)
-        weight = sum(c.weight for c in step_cases)
-        for c in step_cases:
-            result[c.name] = round(total * c.weight / weight, 6) if weight else 0.0
+        shares = _shares(total, [c.weight for c in step_cases])
+        result.update((c.name, share) for c, share in zip(step_cases, shares))
     return result
+
+
+def _shares(total, weights):
+    """`total` split in proportion to `weights`, each share a whole number of millionths.
+
+    Each share is the difference of the rounded running totals, so the shares add up to `total`
+    exactly and none is more than a millionth from its exact value.
+    """
+    whole, running, bounds = sum(weights), 0, [0]
+    for weight in weights:
+        running += weight
+        bounds.append(round(total * _MICRO * running / whole) if whole else 0)
+    return [(high - low) / _MICRO for low, high in zip(bounds, bounds[1:])]
+

@@ -1,4 +1,13 @@
-"""Gradescope's autograder results.json: public tests visible, hidden ones after grades are published.
+"""Gradescope's autograder results.json: before grades are published, a student sees the public tests only.
+
+Gradescope shows a test whose visibility is `visible` at once and an `after_published` one once the
+instructor publishes the grades; while any test is hidden it shows no total. So the public tests are
+visible, and the top-level output sums them up alone (no score, no step totals: those count the
+hidden tests). The hidden tests and what the learner's code printed (it ran on the hidden cases too,
+so its lines would count and describe them) come after publication. The isolation note is for the
+instructor: `extra_data`, which students never see. Every text is rendered as plain text, so a
+learner's markup shows as typed. A step's tests are numbered `<step>.<k>`, its public ones first: the
+numbers a student sees leave no gap where a hidden test sits.
 
 A hidden test's output, even once published, is its concept and likely mistake only (feedback.py's
 rule), unless the instructor asks for `reveal_hidden`.
@@ -6,6 +15,8 @@ rule), unless the instructor asks for `reveal_hidden`.
 import json
 import os
 import re
+from collections import Counter
+from enum import Enum
 from pathlib import Path
 
 from .atomic import write_text
@@ -14,31 +25,72 @@ from ..messages import say
 from .grade import points_split
 
 _CAP = 8000  # characters of learner output shown
+_TEXT = "text"  # Gradescope's format that renders no HTML, Markdown or ANSI
+
+
+class Visibility(str, Enum):
+    """When Gradescope shows a test (or the grader's own log) to the student."""
+
+    VISIBLE = "visible"
+    AFTER_PUBLISHED = "after_published"
+    HIDDEN = "hidden"
 
 
 def results(graded, cases, reveal_hidden=False):
     """The results.json object; `cases` maps test names to catalogue cases."""
-    tests = [{"name": t.name, "score": t.score, "max_score": t.max_score,
+    numbers = _numbers(graded.tests, cases)
+    tests = [{"name": t.name, "number": numbers[t.name], "score": t.score, "max_score": t.max_score,
               "status": "passed" if t.status == "passed" else "failed",
               "output": shown_output(t, cases[t.name], reveal_hidden),
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
-              "visibility": "visible" if t.public else "after_published"}
+              "visibility": Visibility.VISIBLE if t.public else Visibility.AFTER_PUBLISHED}
              for t in graded.tests]
-    lines = [say("gradescope.score", score=f"{graded.score:g}", max=f"{graded.max_score:g}", split=points_split()),
-             say("gradescope.isolation", isolation=graded.isolation)]
-    lines += [f"  {m}: {s:g} / {w:g}" for m, (s, w) in graded.steps.items()]
-    if graded.diagnoses:
-        lines.append(say("gradescope.mistakes", codes=", ".join(graded.diagnoses)))
-    for label, text in (("gradescope.printed", graded.stdout), ("gradescope.stderr", graded.stderr)):
-        if text:
-            lines += [say(label), text[:_CAP]]
-    return {"score": graded.score, "output": "\n".join(lines), "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests, "extra_data": {"isolation": graded.isolation}}
+    anything_hidden = not all(t.public for t in graded.tests)
+    printed = Visibility.AFTER_PUBLISHED if anything_hidden else Visibility.VISIBLE
+    tests += [{"name": say(label), "output": text[:_CAP], "visibility": printed}  # information: no points
+              for label, text in (("gradescope.printed", graded.stdout), ("gradescope.stderr", graded.stderr)) if text]
+    return _results(graded.score, _summary(graded, anything_hidden), tests, {"isolation": graded.isolation})
 
 
 def failed(output):
     """A results.json for a submission that could not be graded: score 0, no tests, `output` says why."""
-    return {"score": 0.0, "output": output, "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
+    return _results(0.0, output, [], {})
+
+
+def _results(score, output, tests, extra_data):
+    return {"score": score, "output": output, "output_format": _TEXT, "test_output_format": _TEXT,
+            "test_name_format": _TEXT, "visibility": Visibility.VISIBLE, "stdout_visibility": Visibility.HIDDEN,
+            "tests": tests, "extra_data": extra_data}
+
+
+def _summary(graded, anything_hidden):
+    """The top-level output: the public tests passed, per step, and their likely mistakes."""
+    public = [t for t in graded.tests if t.public]
+    lines = [say("gradescope.public_passed", passed=_passed(public), total=len(public), split=points_split())]
+    for module in graded.steps:
+        mine = [t for t in public if t.step == module]
+        if mine:
+            lines.append(f"  {module}: " + say("gradescope.public_step", passed=_passed(mine), total=len(mine)))
+    codes = sorted({t.diagnosis for t in public if t.diagnosis})
+    if codes:
+        lines.append(say("gradescope.mistakes", codes=", ".join(codes)))
+    if anything_hidden:
+        lines.append(say("gradescope.after_publication"))
+    return "\n".join(lines)
+
+
+def _passed(tests):
+    return sum(t.status == "passed" for t in tests)
+
+
+def _numbers(tests, cases):
+    """{test name: "<step number>.<k>"}, k counting a step's public tests first, then its hidden ones."""
+    counted, numbers = Counter(), {}
+    for t in sorted(tests, key=lambda t: not t.public):  # stable: the plan's order otherwise
+        step = cases[t.name].step.number
+        counted[step] += 1
+        numbers[t.name] = f"{step}.{counted[step]}"
+    return numbers
 
 
 def write(path, graded, cases, reveal_hidden=False):
