@@ -9,6 +9,7 @@ import csv
 import html
 import io
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -18,10 +19,12 @@ import pytest
 
 from attnkit.cli import main
 from attnkit.grader import feedback, report_csv, students
+from attnkit.grader.atomic import write_text
 from attnkit.grader.bench import copy_solutions
 from attnkit.grader.grade import Graded, grade
 from attnkit.grader.runners import InProcessRunner
 from attnkit.grader.sandbox_types import SubmissionRun, result
+from attnkit.grader.terminal import printable
 from attnkit.paths import SOLUTIONS_DIR
 from grading_support import notebook, plan
 
@@ -107,7 +110,7 @@ def _sources(said, step="step5_values"):
     return {f"{m}.py": f"{SAYS}{json.dumps(said)}\n" if m == step else "" for m in plan().steps}
 
 
-@pytest.mark.parametrize("folder", ["<svg onload=alert(1)>", "bob\n# Feedback for alice: 100 / 100", "*a* [x](y) `z`"])
+@pytest.mark.parametrize("folder", ["<svg onload=alert(1)>", "bob\n# Feedback for alice: 100", "*a* [x](y) `z`"])
 def test_markdown_feedback_holds_learner_text_as_text(folder):
     said = FENCE_BREAK + "`" * 12
     graded = grade(plan(), _SaysRunner(), _sources(said), folder)
@@ -118,7 +121,9 @@ def test_markdown_feedback_holds_learner_text_as_text(folder):
     assert re.findall(r"<h2>(.*?)</h2>", page) == ["step5_values"]
     assert not re.search(r"<(script|img|svg|a|em|code>z)\b", page, re.I)
     blocks = [html.unescape(b) for b in re.findall(r"<pre><code>(.*?)</code></pre>", page, re.S)]
-    assert blocks and all(said in b for b in blocks)
+    shown_in_full = [t for t in graded.tests if t.public and t.status != "passed"]  # hidden ones: their concept
+    assert len(blocks) == len([t for t in graded.tests if t.status != "passed"])
+    assert shown_in_full and all("<script>" in t.output and f"{t.output}\n" in blocks for t in shown_in_full)
 
 
 # ------------------------------------------------------------------ the class: points 1-3 together
@@ -132,17 +137,17 @@ ROSTER = [{"folder": "alice", "student_id": "@SUM(1+1)", "name": '=HYPERLINK("ht
 def _class(root):
     """[(submission path, the student's id, the name on the roster)] of a class of honest and hostile names."""
     folders = ["=2+5", "+2+5", "-2+5", "@SUM(2+5)", '=HYPERLINK("evil.example","open")', "bob", "Bob",
-               "<svg onload=alert(1)>", "y" * 225, "alice", "dave"]
-    subs = [(copy_solutions(root / name), name, "") for name in folders]
-    subs.append((_saying(root / "_bob", FENCE_BREAK), "_bob", ""))  # forges bob's title in its feedback
+               "<svg onload=alert(1)>", "y" * 225, "alice", "dave", os.fsdecode(b"\xffbob")]  # the last: not UTF-8
+    subs = [(copy_solutions(root / name), name) for name in folders]
+    subs.append((_saying(root / "_bob", FENCE_BREAK), "_bob"))  # forges bob's title in its feedback
     (root / "nb").mkdir()
     for name in ("=1+2", "x" * 239):  # notebooks named `=1+2.ipynb` and 245 characters long
-        subs.append((notebook(SOLUTIONS_DIR, root / "nb" / f"{name}.ipynb"), name, ""))
+        subs.append((notebook(SOLUTIONS_DIR, root / "nb" / f"{name}.ipynb"), name))
     nbgrader = root / "submitted" / "-1+2" / "attention"
     nbgrader.mkdir(parents=True)
-    subs.append((notebook(SOLUTIONS_DIR, nbgrader / "attention.ipynb"), "-1+2", ""))
+    subs.append((notebook(SOLUTIONS_DIR, nbgrader / "attention.ipynb"), "-1+2"))
     on_roster = {r["folder"]: (r["student_id"], r["name"]) for r in ROSTER}
-    return [(path, *on_roster.get(name, (name, ""))) for path, name, _ in subs]
+    return [(path, *on_roster.get(folder, (folder, ""))) for path, folder in subs]
 
 
 def _write_roster(path):
@@ -155,16 +160,16 @@ def _write_roster(path):
 
 def test_a_hostile_class_grades_to_completion_one_row_and_one_feedback_file_each_and_a_rerun_changes_nothing(
         tmp_path, grade_here):
-    students_ = _class(tmp_path / "class")
+    members = _class(tmp_path / "class")
     out = tmp_path / "out"
-    args = [*(path for path, _, _ in students_), "--csv", out / "grades.csv", "--feedback", out / "fb",
+    args = [*(path for path, _, _ in members), "--csv", out / "grades.csv", "--feedback", out / "fb",
             "--gradescope", out / "gs", "--roster", _write_roster(tmp_path / "roster.csv"), "--jobs", "2"]
     status, _, err = grade_here(*args)
     assert status == 0, err
 
     rows = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8", newline="")))
-    assert [r["submission"].lstrip("'") for r in rows] == [path for path, _, _ in students_]
-    assert [float(r["score"]) == 100 for r in rows] == [sid != "_bob" for _, sid, _ in students_]
+    assert [r["submission"].lstrip("'") for r in rows] == [printable(path, keep="") for path, _, _ in members]
+    assert [float(r["score"]) == 100 for r in rows] == [sid != "_bob" for _, sid, _ in members]
     for row in rows:
         for cell in (row["student"], row["name"], row["submission"], row["diagnoses"], row["isolation"]):
             assert not cell.startswith(FORMULA_START), row
@@ -172,30 +177,32 @@ def test_a_hostile_class_grades_to_completion_one_row_and_one_feedback_file_each
     assert (rows[9]["student"], rows[9]["name"]) == ("'@SUM(1+1)", "'" + ROSTER[0]["name"])
 
     feedback_files = _files(out / "fb")
-    assert sorted(Path(n).suffix for n in feedback_files) == [".html"] * len(students_) + [".md"] * len(students_)
+    assert sorted(Path(n).suffix for n in feedback_files) == [".html"] * len(members) + [".md"] * len(members)
     names = [n for n in feedback_files] + [p.name for p in (out / "gs").iterdir()]
-    assert len({n.casefold() for n in names}) == len(names) == 3 * len(students_)  # Bob and bob too
+    assert len({n.casefold() for n in names}) == len(names) == 3 * len(members)  # Bob and bob too
     assert max(len(n.encode()) for n in names) <= NAME_BYTES
     titles = {}
     for name, data in feedback_files.items():
+        assert not re.search(rb"<(script|img|svg)\b", data if name.endswith(".html") else b""), name
         if name.endswith(".md"):
             page = _rendered(data.decode())
             assert not re.search(r"<(script|img|svg)\b", page, re.I), name
             [title] = [html.unescape(t) for t in re.findall(r"<h1>(.*?)</h1>", page, re.S)]
             titles[re.fullmatch(r"Feedback for (.*): [\d.]+ / 100", title).group(1)] = name
-    assert set(titles) == {f"{name} ({sid})" if name else sid for _, sid, name in students_}
+    shown = {(printable(sid, keep=""), name) for _, sid, name in members}  # `\udcff`, as the terminal shows it
+    assert set(titles) == {f"{name} ({sid})" if name else sid for sid, name in shown}
     assert titles["bob"].startswith("bob-") and titles["_bob"].startswith("bob-") and titles["bob"] != titles["_bob"]
 
     before = {"csv": (out / "grades.csv").read_bytes(), "fb": feedback_files, "gs": _files(out / "gs"),
               "journal": (out / "grades.csv.journal.jsonl").read_bytes()}
     status, printed, err = grade_here(*args)  # the rerun: every grade comes from the store
     assert status == 0, err
-    assert printed.count("already graded and unchanged") == len(students_)
+    assert printed.count("already graded and unchanged") == len(members)
     assert before == {"csv": (out / "grades.csv").read_bytes(), "fb": _files(out / "fb"), "gs": _files(out / "gs"),
                       "journal": (out / "grades.csv.journal.jsonl").read_bytes()}
 
 
-def test_a_students_file_names_do_not_depend_on_the_others_or_their_order(tmp_path, grade_here):
+def test_a_membersfile_names_do_not_depend_on_the_others_or_their_order(tmp_path, grade_here):
     paths = [copy_solutions(tmp_path / name) for name in ("_bob", "bob", "Bob", ".bob")]
     written = []
     for k, order in enumerate((paths, paths[::-1], paths[1:2])):
@@ -214,7 +221,7 @@ def _title_of(md_file):
 # ------------------------------------------------------------------ point 2: a file that cannot be written
 
 
-def test_a_file_that_cannot_be_written_is_that_students_error_and_a_rerun_goes_on(tmp_path, grade_here):
+def test_a_file_that_cannot_be_written_is_that_memberserror_and_a_rerun_goes_on(tmp_path, grade_here):
     paths = [copy_solutions(tmp_path / name) for name in ("alice", "bob", "carol")]
     out = tmp_path / "out"
     args = [*paths, "--csv", out / "grades.csv", "--feedback", out / "fb", "--jobs", "1"]
@@ -235,3 +242,18 @@ def test_a_file_that_cannot_be_written_is_that_students_error_and_a_rerun_goes_o
     status, printed, err = grade_here(*args)
     assert status == 0, err
     assert bobs <= set(_files(out / "fb")) and (out / "grades.csv.journal.jsonl").read_bytes() == journal
+
+
+def test_two_memberswhose_names_would_still_collide_are_refused_before_grading(tmp_path, grade_here, monkeypatch):
+    monkeypatch.setattr("attnkit.grader.file_names.digest", lambda text: "0" * 12)  # as if two digests collided
+    paths = [copy_solutions(tmp_path / name) for name in ("bob", "_bob")]
+    status, printed, err = grade_here(*paths, "--feedback", tmp_path / "fb")
+    assert status == 2 and "would both write files named bob-000000000000" in err and printed == ""
+    assert not (tmp_path / "fb").exists()
+
+
+def test_the_atomic_writer_takes_any_name_the_file_system_takes(tmp_path):
+    target = tmp_path / ("r" * 245 + ".json")  # 250 bytes: the temporary file's name may not grow from it
+    write_text(target, "{}\n")
+    write_text(target, "{}\n")
+    assert [p.name for p in tmp_path.iterdir()] == [target.name] and target.read_text() == "{}\n"
