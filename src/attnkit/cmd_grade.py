@@ -113,7 +113,8 @@ def run(args):
         """The student's own files; one that cannot be written is this student's error, reported at the end."""
         try:
             if args.gradescope:
-                report_gradescope.write(gradescope_files[graded.submission], graded, plan.case_named, args.reveal_hidden)
+                report_gradescope.write(gradescope_files[graded.submission], graded, plan.case_named,
+                                        args.reveal_hidden)
             if args.feedback:
                 stem = Path(args.feedback) / feedback_stems[graded.submission]
                 for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
