@@ -202,7 +202,7 @@ def test_a_hostile_class_grades_to_completion_one_row_and_one_feedback_file_each
                       "journal": (out / "grades.csv.journal.jsonl").read_bytes()}
 
 
-def test_a_membersfile_names_do_not_depend_on_the_others_or_their_order(tmp_path, grade_here):
+def test_a_students_file_names_do_not_depend_on_the_others_or_their_order(tmp_path, grade_here):
     paths = [copy_solutions(tmp_path / name) for name in ("_bob", "bob", "Bob", ".bob")]
     written = []
     for k, order in enumerate((paths, paths[::-1], paths[1:2])):
@@ -221,7 +221,7 @@ def _title_of(md_file):
 # ------------------------------------------------------------------ point 2: a file that cannot be written
 
 
-def test_a_file_that_cannot_be_written_is_that_memberserror_and_a_rerun_goes_on(tmp_path, grade_here):
+def test_a_file_that_cannot_be_written_is_that_students_error_and_a_rerun_goes_on(tmp_path, grade_here):
     paths = [copy_solutions(tmp_path / name) for name in ("alice", "bob", "carol")]
     out = tmp_path / "out"
     args = [*paths, "--csv", out / "grades.csv", "--feedback", out / "fb", "--jobs", "1"]
