@@ -244,7 +244,7 @@ def test_a_file_that_cannot_be_written_is_that_students_error_and_a_rerun_goes_o
     assert bobs <= set(_files(out / "fb")) and (out / "grades.csv.journal.jsonl").read_bytes() == journal
 
 
-def test_two_memberswhose_names_would_still_collide_are_refused_before_grading(tmp_path, grade_here, monkeypatch):
+def test_two_students_whose_names_would_still_collide_are_refused_before_grading(tmp_path, grade_here, monkeypatch):
     monkeypatch.setattr("attnkit.grader.file_names.digest", lambda text: "0" * 12)  # as if two digests collided
     paths = [copy_solutions(tmp_path / name) for name in ("bob", "_bob")]
     status, printed, err = grade_here(*paths, "--feedback", tmp_path / "fb")
