@@ -38,10 +38,10 @@ def stems(paths, roster=None):
     ids = {path: student(path, roster).id for path in dict.fromkeys(paths)}
     count = Counter(ids.values())
 
-    def name(path, sid):
+    def stem_of(path, sid):
         exact = sid if count[sid] == 1 else f"{sid}\0{path}"
         return f"{slug(sid)}-{digest(exact)}"
-    names = {path: name(path, sid) for path, sid in ids.items()}
+    names = {path: stem_of(path, sid) for path, sid in ids.items()}
     owner = {}
     for path, name in names.items():
         other = owner.setdefault(name.casefold(), path)
