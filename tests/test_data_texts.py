@@ -11,6 +11,7 @@ import yaml
 
 from attnkit import cases, manifest, mistakes
 from attnkit.grader.bench import EDITS, copy_solutions
+from attnkit.grader.file_names import stems
 from attnkit.paths import CASES_DIR, HIDDEN_CASES_DIR
 
 from grading_support import plan, run_cli
@@ -169,7 +170,7 @@ def test_grading_feedback_names_hidden_concepts_and_mistakes_in_chinese(tmp_path
     monkeypatch.setenv("ATTNKIT_LANG", "zh")
     proc = run_cli("grade", str(sub), "--json", "--feedback", str(tmp_path / "feedback"))
     assert proc.returncode == 0, proc.stderr
-    md = (tmp_path / "feedback" / "bob.md").read_text(encoding="utf-8")
+    md = (tmp_path / "feedback" / f"{stems([sub])[sub]}.md").read_text(encoding="utf-8")
     failed = [plan().case_named[t["name"]] for t in json.loads(proc.stdout)["tests"] if t["status"] == "failed"]
     hidden = next(case for case in failed if not case.public)
     assert f"{hidden.concept['zh']}（隐藏测试：failed）" in md, md

@@ -6,10 +6,12 @@ The rule tested here: a hidden test's inputs and expected values reach no studen
 import csv
 import json
 import re
+from pathlib import Path
 
+import mistune
 import pytest
 
-from attnkit.grader import students
+from attnkit.grader import file_names, students
 from attnkit.grader.bench import EDITS, copy_solutions
 from grading_support import plan, run_cli
 
@@ -80,7 +82,8 @@ def graded_with_a_mistake(tmp_path_factory):
         proc = run_cli("grade", str(sub), "--json", "--feedback", str(root / mode), "--gradescope",
                        str(root / f"{mode}.json"), *extra)
         assert proc.returncode == 0, proc.stderr
-        files = {suffix: (root / mode / f"bob{suffix}").read_text(encoding="utf-8") for suffix in (".md", ".html")}
+        stem = file_names.stems([sub])[sub]
+        files = {suffix: (root / mode / f"{stem}{suffix}").read_text(encoding="utf-8") for suffix in (".md", ".html")}
         files[".json"] = (root / f"{mode}.json").read_text(encoding="utf-8")
         out[mode] = files
     out["graded"] = json.loads(proc.stdout)
@@ -121,19 +124,27 @@ def test_feedback_gives_points_per_step_public_failures_in_full_hidden_by_concep
     assert "hidden test" in graded_with_a_mistake["kept"][".html"]
 
 
-def test_learner_text_is_escaped_in_the_html_feedback(tmp_path):
+def test_learner_text_is_escaped_in_the_html_and_markdown_feedback(tmp_path):
     sub = copy_solutions(tmp_path / "<b>eve", ("step5_values.py", "return P @ V",
-                                                "raise ValueError('<script>alert(1)</script>')", None))
+                                                "raise ValueError('\\n```\\n<script>alert(1)</script>')", None))
     proc = run_cli("grade", str(sub), "--feedback", str(tmp_path / "fb"))
     assert proc.returncode == 0, proc.stderr
     assert "class report:" not in proc.stdout  # one submission: no class summary
-    page = (tmp_path / "fb" / "b_eve.html").read_text(encoding="utf-8")
+    stem = tmp_path / "fb" / file_names.stems([sub])[sub]
+    page = Path(f"{stem}.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert "&lt;b&gt;eve" in page and "<b>" not in page
+    rendered = mistune.create_markdown(escape=False)(Path(f"{stem}.md").read_text(encoding="utf-8"))
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in rendered and "<script>" not in rendered
+    assert "&lt;b&gt;eve" in rendered and "<b>" not in rendered
 
 
 def test_two_submissions_of_one_student_get_two_feedback_files(tmp_path):
     first, second = copy_solutions(tmp_path / "a" / "alice"), copy_solutions(tmp_path / "b" / "alice", SCALE_MISSING)
-    proc = run_cli("grade", str(first), str(second), "--feedback", str(tmp_path / "fb"), "--jobs", "1")
+    proc = run_cli("grade", str(first), str(second), "--feedback", str(tmp_path / "fb"), "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in (tmp_path / "fb").iterdir()) == ["alice-2.html", "alice-2.md", "alice.html", "alice.md"]
+    stems = file_names.stems([first, second])
+    assert stems == file_names.stems([second, first]) and len(set(stems.values())) == 2
+    assert all(stem.startswith("alice-") for stem in stems.values())
+    assert sorted(p.name for p in (tmp_path / "fb").iterdir()) == sorted(
+        f"{stem}{suffix}" for stem in stems.values() for suffix in (".md", ".html"))

@@ -101,6 +101,7 @@ def test_pytest_lang_option_wins_over_the_environment(tmp_path):
 def test_grade_lang_zh_writes_chinese_feedback_even_for_the_provided_checks(tmp_path):
     """The grader words the feedback in --lang's language, and the sandbox's provided checks follow it."""
     from attnkit.grader.bench import copy_solutions
+    from attnkit.grader.file_names import stems
     from grading_support import run_cli
 
     sub = copy_solutions(tmp_path / "bob", ("step2_scores.py", "return kq / math.sqrt(d_h)", "return kq / d_h", None))
@@ -109,12 +110,13 @@ def test_grade_lang_zh_writes_chinese_feedback_even_for_the_provided_checks(tmp_
     proc = run_cli("grade", str(sub), "--lang", "zh", "--feedback", str(tmp_path / "fb"),
                    "--gradescope", str(tmp_path / "results.json"))
     assert proc.returncode == 0, proc.stderr
-    md = (tmp_path / "fb" / "bob.md").read_text(encoding="utf-8")
+    feedback = tmp_path / "fb" / stems([sub])[sub]
+    md = Path(f"{feedback}.md").read_text(encoding="utf-8")
     assert md.startswith("# bob 的反馈：") and "| 步骤 | 得分 | 未通过的测试 |" in md, md
     assert "可能的错误：" in md and "阅读：lessons/zh/step2_scores.md" in md and "（隐藏测试：failed）" in md, md
     assert "Z 必须有 3 个轴 [B, T, D]" in md, md  # worded inside the sandbox, in the grader's language
     assert "likely mistake" not in md and "read: lessons" not in md, md
-    html = (tmp_path / "fb" / "bob.html").read_text(encoding="utf-8")
+    html = Path(f"{feedback}.html").read_text(encoding="utf-8")
     assert "<th>步骤</th>" in html and "隐藏测试" in html
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert "每一步单独评分" in results["output"]

@@ -25,7 +25,7 @@ def register(sub):
     p.add_argument("--roster", metavar="FILE.csv",
                    help="map folder names to students: CSV columns folder, student_id and optionally name")
     p.add_argument("--feedback", metavar="DIR",
-                   help="write each student's feedback here as <student>.md and <student>.html")
+                   help="write each student's feedback here as <student>-<digest>.md and .html (docs/GRADING.md)")
     p.add_argument("--reveal-hidden", action="store_true",
                    help="let feedback and Gradescope output show hidden tests' inputs and expected values")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
@@ -58,7 +58,7 @@ def journal_path(args):
 
 def run(args):
     from .cases import public_only_notice
-    from .grader import batch, class_report, feedback, report_csv, report_gradescope, report_text, students
+    from .grader import batch, class_report, feedback, file_names, report_csv, report_gradescope, report_text, students
     from .grader.atomic import write_text
     from .grader.grade import points_split
     from .grader.journal import Journal
@@ -68,14 +68,15 @@ def run(args):
     from .grader.terminal import printable, say
 
     try:
-        gradescope_files = report_gradescope.files_for(args.paths, args.gradescope) if args.gradescope else {}
-    except ValueError as err:
-        say(f"attnkit grade: nothing was graded: {err}")
-        return 2
-    try:
         roster = students.read_roster(args.roster) if args.roster else None
     except (OSError, ValueError) as err:
         say(f"attnkit grade: --roster: {err}")
+        return 2
+    try:
+        gradescope_files = report_gradescope.files_for(args.paths, args.gradescope, roster) if args.gradescope else {}
+        feedback_stems = file_names.stems(args.paths, roster) if args.feedback else {}
+    except ValueError as err:
+        say(f"attnkit grade: nothing was graded: {err}")
         return 2
     notice = public_only_notice()
     if notice:
@@ -94,7 +95,7 @@ def run(args):
     limits = Limits(call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
                     submission_result_bytes=args.submission_result_bytes)
     plan = Plan(args.track)
-    feedback_names = {}
+    not_written = {}  # submission path: why one of its files could not be written
     path = journal_path(args)
     journal = Journal(path) if path else None
     show_progress = (args.progress or sys.stderr.isatty()) and len(args.paths) > 1
@@ -108,12 +109,18 @@ def run(args):
             report_csv.write(args.csv, ordered, plan.steps, roster)
             csv_written[0] = time.monotonic()
 
-    def write_feedback(graded, who):
-        if graded.submission not in feedback_names:
-            feedback_names[graded.submission] = _unique(feedback.file_stem(who.id), feedback_names.values())
-        stem = feedback_names[graded.submission]
-        for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
-            write_text(Path(args.feedback) / f"{stem}{suffix}", render(graded, who, plan.case_named, args.reveal_hidden))
+    def write_files(graded, who):
+        """The student's own files; one that cannot be written is this student's error, reported at the end."""
+        try:
+            if args.gradescope:
+                report_gradescope.write(gradescope_files[graded.submission], graded, plan.case_named,
+                                        args.reveal_hidden)
+            if args.feedback:
+                stem = Path(args.feedback) / feedback_stems[graded.submission]
+                for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
+                    write_text(f"{stem}{suffix}", render(graded, who, plan.case_named, args.reveal_hidden))
+        except Exception as err:  # noqa: BLE001 - one student's files must not stop the batch
+            not_written[graded.submission] = f"{type(err).__name__}: {str(err)[:200]}"
 
     def on_graded(graded, skipped):
         graded_so_far[graded.submission] = graded
@@ -128,10 +135,7 @@ def run(args):
                       "(--force to regrade)")
             print(report_text.text(graded) + "\n")
         sys.stdout.flush()
-        if args.gradescope:
-            report_gradescope.write(gradescope_files[graded.submission], graded, plan.case_named, args.reveal_hidden)
-        if args.feedback:
-            write_feedback(graded, who)
+        write_files(graded, who)
         write_csv()
         if progress:
             progress.step()
@@ -153,21 +157,15 @@ def run(args):
     write_csv(final=True)
     for name, why in unreadable.items():
         say(f"attnkit grade: not graded: {why}")
+    for name, why in not_written.items():
+        say(f"attnkit grade: {name}: graded, but its files could not be written ({why}); its grade is kept, "
+            "and a rerun writes them without regrading")
     if roster is not None:
         _report_roster_gaps(*students.roster_gaps(args.paths, roster))
     if not args.json and len(graded_so_far) >= 2:
         ordered = [graded_so_far[n].as_spec() for n in args.paths if n in graded_so_far]
         print(class_report.text(class_report.summarize(ordered)))
-    return 2 if unreadable else 0
-
-
-def _unique(stem, taken):
-    """`stem`, or `stem-2`, `stem-3`… when another submission of the run already has it."""
-    taken, name, k = set(taken), stem, 1
-    while name in taken:
-        k += 1
-        name = f"{stem}-{k}"
-    return name
+    return 2 if unreadable or not_written else 0
 
 
 def _report_roster_gaps(without_row, without_submission):

@@ -5,6 +5,14 @@ test's is shown by its concept and likely mistake only: its inputs and expected 
 submission look its answers up (the learner's code can print the inputs it is given). The
 instructor may show them in full with `reveal_hidden` (e.g. after the deadline). Gradescope's
 results.json follows the same rule (report_gradescope).
+
+The Markdown holds learner text (folder names and roster names in its title, what the code raised in
+the failures) so that no renderer, Jupyter's included, makes markup of it: text outside code blocks
+is one line with HTML's special characters as entities and every other ASCII punctuation
+backslash-escaped; a code block's fence is longer than any run of backticks in it, so no line of it
+can close the block. In both, control and format characters are visible escapes (as in the terminal
+report), so `cat` of the file is safe too. The HTML page escapes all text, and writes those characters
+as visible escapes too.
 """
 import html
 import re
@@ -12,6 +20,10 @@ import re
 from .. import judge, mistakes
 from ..messages import say
 from .grade import not_written
+from .terminal import printable
+
+_ASCII_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
 
 
 def shown_output(test, case, reveal_hidden):
@@ -26,9 +38,16 @@ def shown_output(test, case, reveal_hidden):
     return "\n".join(lines)
 
 
-def file_stem(student_id):
-    """A file name for a student id: letters, digits, '.', '_' and '-' kept, the rest '_'."""
-    return re.sub(r"[^\w.-]+", "_", student_id).strip("._") or "student"
+def markdown_text(text):
+    """`text` as Markdown that renders as exactly that text, on one line: no emphasis, link, heading or HTML."""
+    return _ASCII_PUNCTUATION.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), printable(text, keep=""))
+
+
+def code_block(text):
+    """`text` as a fenced Markdown code block that no line of it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, printable(text), fence]
 
 
 def _steps(graded, cases, reveal_hidden):
@@ -41,8 +60,9 @@ def _steps(graded, cases, reveal_hidden):
     return out
 
 
-def _title(graded, student):
-    who = f"{student.name} ({student.id})" if student.name else student.id
+def _title(graded, student, text=str):
+    """The page's title, the student's id and name (learner text) put through `text`."""
+    who = f"{text(student.name)} ({text(student.id)})" if student.name else text(student.id)
     return say("feedback.title", who=who, score=f"{graded.score:.4g}", max=f"{graded.max_score:g}")
 
 
@@ -53,7 +73,7 @@ def _header():
 
 def markdown(graded, student, cases, reveal_hidden=False):
     """The feedback as Markdown. `cases` maps test names to catalogue cases."""
-    lines = [f"# {_title(graded, student)}", "", "| " + " | ".join(_header()) + " |", "|---|---|---|"]
+    lines = [f"# {_title(graded, student, markdown_text)}", "", "| " + " | ".join(_header()) + " |", "|---|---|---|"]
     steps = _steps(graded, cases, reveal_hidden)
     lines += [f"| {m} | {s:.4g} / {w:g} | {len(failed)} |" for m, s, w, failed in steps]
     for module, _, _, failed in steps:
@@ -61,14 +81,15 @@ def markdown(graded, student, cases, reveal_hidden=False):
             lines += ["", f"## {module}"]
             for test, text in failed:
                 name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
-                lines += ["", f"**{name}**: {test.status}", "", "```", text, "```"]
+                lines += ["", f"**{name}**: {test.status}", "", *code_block(text)]
     return "\n".join(lines) + "\n"
 
 
 def html_page(graded, student, cases, reveal_hidden=False):
     """The same feedback as one self-contained HTML page (no scripts, no outside files); all text escaped."""
-    e = html.escape
-    title = _title(graded, student)
+    def e(text):
+        return html.escape(printable(text))
+    title = _title(graded, student, lambda text: printable(text, keep=""))
     steps = _steps(graded, cases, reveal_hidden)
     rows = "".join(f"<tr><td>{e(m)}</td><td>{s:.4g} / {w:g}</td><td>{len(failed)}</td></tr>" for m, s, w, failed in steps)
     body = [f"<h1>{e(title)}</h1>",

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .atomic import write_text
 from .feedback import shown_output
+from .file_names import stems
 from ..messages import say
 from .grade import points_split
 
@@ -97,23 +98,15 @@ def write(path, graded, cases, reveal_hidden=False):
     write_text(path, json.dumps(results(graded, cases, reveal_hidden), indent=1) + "\n")
 
 
-def files_for(names, target):
+def files_for(names, target, roster=None):
     """{submission path: the results.json it writes} for the submissions `names` and --gradescope `target`.
 
     One submission: `target` itself, or `target`/results.json when it ends with a slash or is an
-    existing folder. Several: `target` is a folder of `<path as a file name>.json`, one each; two
-    submissions that would write the same file raise ValueError (never one overwriting the other).
+    existing folder. Several: `target` is a folder of `<student's file name>.json`, one each
+    (file_names.stems: never shared, never too long); ValueError if two would still share one.
     """
     distinct = list(dict.fromkeys(names))
     if len(distinct) == 1:
         folder = str(target).endswith(("/", os.sep)) or Path(target).is_dir()
         return {distinct[0]: Path(target) / "results.json" if folder else Path(target)}
-    files, owner = {}, {}
-    for name in distinct:
-        stem = re.sub(r"[^\w.-]+", "_", name.strip("/\\")).strip("._") or "submission"
-        files[name] = Path(target) / f"{stem}.json"
-        other = owner.setdefault(stem.casefold(), name)
-        if other != name:
-            raise ValueError(f"{other!r} and {name!r} would both write {files[name]}: rename one of them "
-                             "or grade them in separate runs")
-    return files
+    return {name: Path(target) / f"{stem}.json" for name, stem in stems(distinct, roster).items()}
