@@ -14,7 +14,6 @@ rule), unless the instructor asks for `reveal_hidden`.
 """
 import json
 import os
-import re
 from collections import Counter
 from enum import Enum
 from pathlib import Path
