@@ -3,6 +3,7 @@ only when it also passes a hidden value case (docs/GRADING.md, "Points")."""
 import hashlib
 import importlib.util
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -172,3 +173,14 @@ def test_without_hidden_cases_every_passed_case_pays():
               if p.public]
     assert credit.paid(public, judged, {}) == [t.status == "passed" for t in judged]
     assert any(t.status == "passed" for t in judged)
+
+
+def test_a_results_store_graded_under_another_points_rule_is_regraded(tmp_path, monkeypatch):
+    """The rule is part of the plan's fingerprint (the results store's key), like the cases and the rubric."""
+    from attnkit.grader import plan as plan_module
+
+    before = plan_module._fingerprint(manifest.DEFAULT_TRACK)
+    changed = tmp_path / "credit.py"
+    changed.write_text(Path(credit.__file__).read_text(encoding="utf-8") + "\n# another rule\n", encoding="utf-8")
+    monkeypatch.setattr(credit, "__file__", str(changed))
+    assert plan_module._fingerprint(manifest.DEFAULT_TRACK) != before
