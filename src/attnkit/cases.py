@@ -129,7 +129,8 @@ def public_only_notice():
     if hidden_cases_available():
         return None
     return (f"the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the PUBLIC cases "
-            "are used and each step's points are shared by them alone. Run from a checkout of the "
+            "are used, each step's points are shared by them alone and, with no hidden case to show that a "
+            "function computes, every passed case pays (a table of the public answers would too). Run from a checkout of the "
             "kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
 
 

@@ -281,9 +281,15 @@ MESSAGES = {
     "grade.points_split": {
         "en": "Each step is graded on its own: its tests run with the reference versions of the earlier steps it "
               "imports, so a mistake costs points only in the step that made it. A step's points are shared by "
-              "its tests (public and hidden) in proportion to their weights.",
+              "its tests (public and hidden) in proportion to their weights. A function's public tests and its "
+              "property tests pay only once it also passes a hidden test that checks values: inputs you have not "
+              "seen show that it computes.",
         "zh": "每一步单独评分：它的测试使用它所导入的前面各步的参考版本，所以一个错误只在犯错的那一步扣分。"
-              "一步的分数按权重分给它的各个测试（公开的和隐藏的）。"},
+              "一步的分数按权重分给它的各个测试（公开的和隐藏的）。一个函数的公开测试和性质测试，"
+              "只有在它也通过一个检查数值的隐藏测试时才得分：你没见过的输入才能说明它真的在计算。"},
+    "grade.unpaid": {
+        "en": "passed, but scores 0: its points need {function}() to pass a hidden test that checks values too",
+        "zh": "通过了，但得 0 分：要得到它的分数，{function}() 还需要通过一个检查数值的隐藏测试"},
     "feedback.hidden_test": {"en": "hidden test", "zh": "隐藏测试"},
     "feedback.hidden_title": {"en": "{title} (a hidden test: {status})", "zh": "{title}（隐藏测试：{status}）"},
     "feedback.step_not_written": {"en": "step {step} is {mark}.", "zh": "第 {step} 步{mark}。"},

@@ -3,15 +3,16 @@
 The runner (the sandbox for learner code, `runners.InProcessRunner` for trusted callables) only
 makes the calls; the verdicts, diagnoses and points are computed in this process. Each step is
 graded on its own: its cases run with the reference versions of the earlier steps it imports, so a
-mistake costs points only in the step that made it.
+mistake costs points only in the step that made it. Which passed cases pay is attnkit.credit's rule:
+a function's public and property cases only once it passes a hidden value case.
 """
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import judge, mistakes
+from .. import credit, judge, mistakes
 from ..i18n import LANGUAGES, pick
 from ..messages import MESSAGES, say
 
@@ -90,15 +91,17 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
-    tests = [_judge(plan, planned, results, problem or unreadable.get(planned.case.step.filename, ""),
-                    planned.case.step.module in missing) for planned in plan.cases]
+    judged = [_judge(plan, planned, results, problem or unreadable.get(planned.case.step.filename, ""),
+                     planned.case.step.module in missing) for planned in plan.cases]
+    pays = credit.paid(plan.cases, judged, results)
+    tests = [t if paying or t.status != "passed" else _unpaid(t, planned.case)
+             for t, planned, paying in zip(judged, plan.cases, pays)]
     steps = {}
     for module in plan.steps:
-        mine = [(t, p) for t, p in zip(tests, plan.cases) if t.step == module]
-        passed = sum(p.case.weight for t, p in mine if t.status == "passed")
+        earned = sum(p.case.weight for p, paying in zip(plan.cases, pays) if paying and p.case.step.module == module)
         total = plan.step_weight[module]
         worth = plan.step_points[module]
-        steps[module] = (float(worth) if passed == total else round(worth * passed / total, 6), float(worth))
+        steps[module] = (float(worth) if earned == total else round(worth * earned / total, 6), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
                   {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
@@ -120,6 +123,11 @@ def _judge(plan, planned, results, problem, missing):
             status, output = "failed", judge.teaching_message(case, planned.calls,
                                                               judge.warning_verdict(case.function, warned))
     return _result(planned, status, output, code)
+
+
+def _unpaid(test, case):
+    """A passed test whose function passed no hidden value test (attnkit.credit): 0 points, and why."""
+    return replace(test, score=0.0, output=f"{judge.title(case)}\n  {say('grade.unpaid', function=case.function)}")
 
 
 def _verdict(planned, parts):

@@ -47,30 +47,40 @@ def plan_max(plan):
     return float(sum(plan.step_points.values()))
 
 
-def mistake_checks(plan):
-    """(checks, gap): one check per way of making each catalogue mistake in a step of the plan's track;
-    gap = {code: hidden tests that alone catch it}."""
-    checks, gap = [], {}
+def mistake_grades(plan):
+    """(label, code, Graded) for each way of making each catalogue mistake in a step of the plan's track,
+    graded with its wrong functions standing in for the reference; Graded is None for a mistake that has
+    no wrong implementation in the catalogue."""
     files = submission.read(str(SOLUTIONS_DIR)).sources  # every file present: only the overrides differ
     for code in mistakes.catalogue():
         slips = mistakes.slip_overrides(code)
         if not slips:
-            checks.append(Check(code, False, "no wrong implementation in the catalogue"))
+            yield code, code, None
         for k, overrides in enumerate(slips):
             if mistakes.slip_step(code, k) not in plan.steps:
                 continue  # made in the other track's steps: checked with that track's plan
             label = code if len(slips) == 1 else f"{code} ({k + 1}/{len(slips)})"
-            graded = grade(plan, InProcessRunner(overrides), files, label)
-            failed = [t for t in graded.tests if t.status != "passed"]
-            named = [t for t in failed if t.diagnosis == code]
-            others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
-            public = sum(t.public for t in failed)
-            detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, "
-                      f"-{plan_max(plan) - graded.score:.4g} points"
-                      + (f"; other failures named {', '.join(others)}" if others else ""))
-            checks.append(Check(label, bool(named), detail if failed else "no test fails: not caught"))
-            if failed and not public:
-                gap[label] = [t.name for t in failed]
+            yield label, code, grade(plan, InProcessRunner(overrides), files, label)
+
+
+def mistake_checks(plan):
+    """(checks, gap): one check per way of making each catalogue mistake in a step of the plan's track;
+    gap = {code: hidden tests that alone catch it}."""
+    checks, gap = [], {}
+    for label, code, graded in mistake_grades(plan):
+        if graded is None:
+            checks.append(Check(code, False, "no wrong implementation in the catalogue"))
+            continue
+        failed = [t for t in graded.tests if t.status != "passed"]
+        named = [t for t in failed if t.diagnosis == code]
+        others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
+        public = sum(t.public for t in failed)
+        detail = (f"fails {len(failed)} tests ({public} public), named in {len(named)}, "
+                  f"-{plan_max(plan) - graded.score:.4g} points"
+                  + (f"; other failures named {', '.join(others)}" if others else ""))
+        checks.append(Check(label, bool(named), detail if failed else "no test fails: not caught"))
+        if failed and not public:
+            gap[label] = [t.name for t in failed]
     return checks, gap
 
 

@@ -44,7 +44,8 @@ Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replac
   each part of its result as a labelled grid; the expected values are in the test files. In Python:
   `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))` (rows are queries, columns keys).
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
-  what they also check.
+  what they also check. A function's public tests count only once it also passes a hidden test that
+  checks values: answers copied from the public tests earn nothing.
 """
 
 PYPROJECT = """[build-system]
