@@ -105,6 +105,29 @@ def test_gradescope_shows_before_publication_nothing_of_hidden_results():
     assert gradescope_visible(gradescope(correct)) == seen  # nor a hidden test's likely mistake
 
 
+def _public_softmax_only():
+    """softmax as a lookup table of its public calls' results, zeros elsewhere: its public tests pass, unpaid."""
+    known = [call for p in plan().cases if p.case.public and p.case.function == "softmax" for call in p.calls]
+    right = reference_function("step4_softmax", "softmax")
+
+    def looked_up(S):
+        seen = any(np.array_equal(S, call["S"]) and S.dtype == call["S"].dtype for call in known)
+        return right(S=S) if seen else np.zeros_like(S)
+    return {("step4_softmax", "softmax"): looked_up}
+
+
+def test_gradescope_withholds_unpaid_public_points_only_after_publication():
+    correct, looked_up = graded_with({}), graded_with(_public_softmax_only())
+    unpaid = [t for t in looked_up.tests if t.public and t.status == "passed" and t.score == 0]
+    assert unpaid and all(t.status == "passed" for t in looked_up.tests if t.public)
+    data = gradescope(looked_up)
+    assert gradescope_visible(data) == gradescope_visible(gradescope(correct))  # why they are unpaid is hidden
+    withheld = [t for t in data["tests"] if t["name"] not in plan().case_named and t.get("max_score") == 0]
+    assert len(withheld) == 1 and withheld[0]["visibility"] == "after_published"
+    assert withheld[0]["score"] == -round(sum(t.max_score for t in unpaid), 6)
+    assert abs(sum(t.get("score", 0) for t in data["tests"]) - looked_up.score) < 1e-6
+
+
 def test_gradescope_numbers_the_visible_tests_of_a_step_without_gaps_for_hidden_ones():
     tests = gradescope(graded_with({}))["tests"]
     for step in manifest.steps("core"):

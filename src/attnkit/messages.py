@@ -310,6 +310,8 @@ MESSAGES = {
         "en": "Your score, the hidden tests and what your code printed (it ran on the hidden tests too) are shown "
               "once your instructor publishes the grades.",
         "zh": "你的得分、隐藏测试以及你的代码打印的内容（它也在隐藏测试上运行过）会在老师发布成绩后显示。"},
+    "gradescope.withheld": {"en": "{step}: points of passed public tests, withheld (see why)",
+                            "zh": "{step}：已通过的公开测试的分数，未计入（原因见下）"},
     "gradescope.printed": {"en": "What your code printed", "zh": "你的代码打印的内容"},
     "gradescope.stderr": {"en": "What your code wrote to stderr", "zh": "你的代码写到 stderr 的内容"},
     # --- the sandbox: calls not run (grader/sandbox_runner.py) ---

@@ -39,17 +39,37 @@ class Visibility(str, Enum):
 def results(graded, cases, reveal_hidden=False):
     """The results.json object; `cases` maps test names to catalogue cases."""
     numbers = _numbers(graded.tests, cases)
-    tests = [{"name": t.name, "number": numbers[t.name], "score": t.score, "max_score": t.max_score,
-              "status": "passed" if t.status == "passed" else "failed",
-              "output": shown_output(t, cases[t.name], reveal_hidden),
+    anything_hidden = not all(t.public for t in graded.tests)
+    withheld = [t for t in graded.tests if t.public and _unpaid(t)] if anything_hidden else []
+    held = {t.name for t in withheld}
+    tests = [{"name": t.name, "number": numbers[t.name], "score": t.max_score if t.name in held else t.score,
+              "max_score": t.max_score, "status": "passed" if t.status == "passed" else "failed",
+              "output": "" if t.name in held else shown_output(t, cases[t.name], reveal_hidden),
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
               "visibility": Visibility.VISIBLE if t.public else Visibility.AFTER_PUBLISHED}
              for t in graded.tests]
-    anything_hidden = not all(t.public for t in graded.tests)
+    tests += _withheld_points(withheld)
     printed = Visibility.AFTER_PUBLISHED if anything_hidden else Visibility.VISIBLE
     tests += [{"name": say(label), "output": text[:_CAP], "visibility": printed}  # information: no points
               for label, text in (("gradescope.printed", graded.stdout), ("gradescope.stderr", graded.stderr)) if text]
     return _results(graded.score, _summary(graded, anything_hidden), tests, {"isolation": graded.isolation})
+
+
+def _unpaid(test):
+    """A passed test that earned no points: its function gave no evidence on a hidden value test (attnkit.credit)."""
+    return test.status == "passed" and test.score < test.max_score
+
+
+def _withheld_points(withheld):
+    """Per step, one point-less-but-negative test shown after publication taking back the points of its
+    visible public tests that passed unpaid: before publication those look like any passed test, since
+    why they are unpaid is a hidden result."""
+    by_step = {}
+    for t in withheld:
+        by_step.setdefault(t.step, []).append(t)
+    return [{"name": say("gradescope.withheld", step=step), "score": -round(sum(t.max_score - t.score for t in mine), 6),
+             "max_score": 0.0, "output": "\n".join(t.output for t in mine), "tags": [step],
+             "visibility": Visibility.AFTER_PUBLISHED} for step, mine in by_step.items()]
 
 
 def failed(output):
