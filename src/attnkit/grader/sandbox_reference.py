@@ -1,0 +1,140 @@
+"""The reference of earlier steps, for a graded step, computed here and answered over the wire.
+
+A step that imports earlier steps (step 6 imports steps 1–5) is graded with their reference
+versions, so that a mistake costs only the step that made it. The reference never enters the
+sandbox: there, each earlier step is the kit's provided code of that step with its graded functions
+replaced by proxies (sandbox_child.Submission.ask) that send their arguments here; `answer`
+computes the reference's result in this process and sends it back as plain arrays. Only the steps
+the graded step imports (directly or through another) may be asked for, with the same caps on array
+sizes and dtypes as a call's result; what the reference raises is sent back as the same (built-in)
+exception type with its message. Every submission sends the same arguments for a right answer, so
+answers are remembered by the bytes of the request.
+"""
+import builtins
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from functools import lru_cache
+
+import numpy as np
+
+from .. import manifest, stubs
+from ..messages import say
+from ..paths import SOLUTIONS_DIR
+from ..reference import reference_function
+from .sandbox_wire import Refused, WireError, encode_arrays, frame, pack, unpack
+
+_MEMO_BYTES = 64 << 20  # answers remembered, oldest dropped first
+_MAX_TEXT = 4000
+
+
+@lru_cache(maxsize=None)
+def imported_steps(step):
+    """The steps `step` imports, directly or through another, each after its own: ("step1_projection", …)."""
+    order = []
+
+    def visit(module):
+        for dep in manifest.step(module).depends_on:
+            if dep not in order:
+                visit(dep)
+                order.append(dep)
+
+    visit(step)
+    return tuple(order)
+
+
+@lru_cache(maxsize=None)
+def provided_source(module):
+    """The kit's provided code of `module`: a provided module whole, a step without its solved functions."""
+    source = (SOLUTIONS_DIR / f"{module}.py").read_text(encoding="utf-8")
+    return source if module in manifest.provided_modules() else stubs.provided_code(source)
+
+
+@lru_cache(maxsize=None)
+def kit_modules(step):
+    """[{"module", "source", "proxies"}, …]: the modules the child builds before importing `step` —
+    the provided modules, then each imported step's provided code with its functions as proxies."""
+    return tuple([{"module": name, "source": provided_source(name), "proxies": []}
+                  for name in manifest.provided_modules()]
+                 + [{"module": dep, "source": provided_source(dep),
+                     "proxies": [fn.name for fn in manifest.step(dep).functions]} for dep in imported_steps(step)])
+
+
+class _Memo:
+    """Answers by request bytes, up to _MEMO_BYTES; safe from many threads."""
+
+    def __init__(self):
+        self._answers, self._bytes, self._lock = OrderedDict(), 0, threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            return self._answers.get(key)
+
+    def put(self, key, answer):
+        with self._lock:
+            if key in self._answers or len(answer) > _MEMO_BYTES // 8:
+                return
+            self._answers[key] = answer
+            self._bytes += len(answer)
+            while self._bytes > _MEMO_BYTES:
+                self._bytes -= len(self._answers.popitem(last=False)[1])
+
+
+_MEMO = _Memo()
+_LOADING = threading.Lock()  # loading a reference module swaps sys.modules entries: one thread at a time
+
+
+def _key(header, arrays):
+    digest = hashlib.blake2b(json.dumps(header, sort_keys=True).encode("utf-8"), digest_size=20)
+    for name in sorted(arrays):
+        arr, _ = arrays[name]
+        digest.update(np.ascontiguousarray(arr).data)
+    return digest.digest()
+
+
+def answer(step, header, arrays, max_bytes):
+    """The bytes of the "ref_answer" to a child's "ref" request made while `step` is graded (None: no
+    step, e.g. while the child is checked). Raises WireError for a request that breaks the format."""
+    module, function = header.get("module"), header.get("function")
+    allowed = step is not None and module in imported_steps(step) and isinstance(function, str) \
+        and any(fn.name == function for fn in manifest.step(module).functions)
+    if not allowed:
+        return _raised("PermissionError", say("sandbox.ref_not_allowed", step=step or "-",
+                                               function=f"{str(module)[:60]}.{str(function)[:60]}"))
+    key = _key(header, arrays)
+    known = _MEMO.get(key)
+    if known is not None:
+        return known
+    try:
+        args, kwargs = unpack(header.get("args"), arrays), unpack(header.get("kwargs"), arrays)
+    except Refused as err:
+        return _raised("TypeError", say("sandbox.ref_argument", function=function, kind=str(err)))
+    if not isinstance(args, list) or not isinstance(kwargs, dict):
+        raise WireError("a reference request without its arguments")
+    with _LOADING:
+        fn = reference_function(module, function)
+    try:
+        with np.errstate(all="ignore"):
+            result = fn(*args, **kwargs)
+    except Exception as err:  # noqa: BLE001 - the learner's arguments made the reference raise
+        reply = _raised(_builtin_type(err), str(err))
+    else:
+        parts = []
+        tree = pack(result, parts)
+        specs, payload = encode_arrays(parts)
+        if len(payload) > max_bytes:
+            reply = _raised("MemoryError", say("sandbox.ref_too_large", function=function, limit=max_bytes))
+        else:
+            reply = frame({"op": "ref_answer", "status": "ok", "result": tree}, specs, payload)
+    _MEMO.put(key, reply)
+    return reply
+
+
+def _builtin_type(err):
+    """The name of the nearest built-in exception class of `err` (numpy's AxisError -> "ValueError")."""
+    return next(c.__name__ for c in type(err).__mro__ if getattr(builtins, c.__name__, None) is c)
+
+
+def _raised(exc_type, error):
+    return frame({"op": "ref_answer", "status": "raised", "exc_type": exc_type, "error": error[:_MAX_TEXT]})
