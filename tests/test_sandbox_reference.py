@@ -170,7 +170,7 @@ def test_a_wrong_call_to_an_earlier_step_raises_the_references_own_error():
     kind, text = _ref_error("weighted_sum(Q, K, V)")
     assert kind == "TypeError" and "weighted_sum" in text and "argument" in text
     kind, text = _ref_error("project_qkv(object(), *[Q] * 6)")
-    assert kind == "TypeError" and "project_qkv() cannot be given a object" in text
+    assert kind == "TypeError" and "project_qkv() cannot be given a value of type object" in text
 
 
 def test_an_earlier_steps_result_comes_back_as_the_reference_gives_it():
@@ -219,3 +219,23 @@ def test_the_provided_decode_in_chunks_is_the_kits_whatever_the_learners_file_ho
     for job in jobs:
         status = run.results[job.key].status
         assert status == ("ok" if job.function == "chunk_positions" else "not_done"), (job.key, run.results[job.key])
+
+
+def test_a_step_cannot_ask_the_grader_for_its_own_reference_nor_a_step_it_does_not_import():
+    code = """
+submission = next(c.cell_contents for c in softmax.__closure__ if hasattr(c.cell_contents, "ask"))
+for module, function in (("step6_head", "attention"), ("step8_kv_cache", "chunk_positions")):
+    try:
+        print("ASKED", submission.ask(module, function, (Q, K, V) if function == "attention" else (0, 2), {}))
+    except PermissionError as err:
+        print("REFUSED", repr(str(err)))
+"""
+    job = next(job for job in _jobs("core") if job.function == "attention")
+    sources = reference_sources()
+    sources["step6_head.py"] += (f"\n\n_graded_attention = attention\ndef attention(Q, K, V, visible=None):\n"
+                                 f"{textwrap.indent(code.strip(), '    ')}\n    return _graded_attention(Q, K, V, visible)\n")
+    run = run_submission(sources, [job], SLOW)
+    assert run.results[job.key].status == "ok", run.results[job.key]
+    assert "ASKED" not in run.stdout
+    refused = [line for line in run.stdout.splitlines() if line.startswith("REFUSED")]
+    assert len(refused) == 2 and all("step6_head" in line for line in refused), run.stdout

@@ -321,7 +321,7 @@ MESSAGES = {
               "earlier steps it imports",
         "zh": "评分 {step} 时不能调用 {function}()：一个步骤只能调用它导入的前面步骤的函数"},
     "sandbox.ref_argument": {
-        "en": "{function}() cannot be given a {kind}: pass numpy arrays of numbers or bools, numbers, None, "
+        "en": "{function}() cannot be given {kind}: pass numpy arrays of numbers or bools, numbers, None, "
               "or lists and tuples of them",
         "zh": "{function}() 不能接收 {kind}：请传入数值或布尔 numpy 数组、数字、None，或由它们组成的列表和元组"},
     "sandbox.ref_too_large": {

@@ -285,9 +285,10 @@ class Submission:
 
     def __init__(self, sock, own_pid_namespace):
         self.sock, self.own_pid_namespace = sock, own_pid_namespace
-        self.modules, self.filenames, self.kit = {}, set(), {}
+        self.modules, self.filenames, self.classes = {}, set(), {}
         self.streams = (sys.stdout, sys.stderr)
         self.reader, self.pending = Reader(sock), deque()  # requests read while waiting for an answer
+        self.inputs = {}  # id -> (name, array, fingerprint) of the running call's large arguments
 
     def serve(self):
         ops = {"load": self.load, "call": self.call, "tidy": self.tidy}
@@ -305,10 +306,12 @@ class Submission:
 
     def load(self, header, arrays):
         for spec in header["kit"]:  # the kit's modules this step imports, in dependency order
-            module = self.kit[spec["module"]] = sys.modules[spec["module"]] = types.ModuleType(spec["module"])
+            module = sys.modules[spec["module"]] = types.ModuleType(spec["module"])
             exec(compile(spec["source"], f"<kit {spec['module']}>", "exec", dont_inherit=True), module.__dict__)
             for function in spec["proxies"]:
                 setattr(module, function, self._proxy(spec["module"], function))
+            self.classes.update((k, v) for k, v in vars(module).items()  # what an earlier step may return
+                                if isinstance(v, type) and v.__module__ == spec["module"])
         name, source, filename = header["module"], header["source"], header["filename"]
         self.filenames.add(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -346,8 +349,8 @@ class Submission:
     def ask(self, module, function, args, kwargs):
         """What the kit's `module.function(*args, **kwargs)` returns, or raises, as the grader answers it."""
         arrays = []
-        request = {"op": "ref", "module": module, "function": function, "args": pack(list(args), arrays),
-                   "kwargs": pack(kwargs, arrays)}
+        request = {"op": "ref", "module": module, "function": function,
+                   "args": pack(list(args), arrays, self.inputs), "kwargs": pack(kwargs, arrays, self.inputs)}
         self.sock.sendall(frame(request, *encode_arrays(arrays)))
         while True:
             header, parts = self._read()
@@ -355,14 +358,12 @@ class Submission:
                 break
             self.pending.append((header, parts))  # a request the grader sent ahead: served after this call
         if header["status"] == "ok":
-            classes = {k: v for k, v in vars(self.kit[module]).items() if isinstance(v, type)}
-            for dep in self.kit.values():
-                classes.update((k, v) for k, v in vars(dep).items() if isinstance(v, type) and k not in classes)
-            return unpack(header["result"], parts, classes)
+            return unpack(header["result"], parts, self.classes)
         kind = getattr(builtins, header["exc_type"], None)
         raise (kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError)(header["error"])
 
     def call(self, header, arrays):
+        self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in header["inputs"].items()}
         kwargs = {name: unpack(value, arrays) for name, value in header["kwargs"].items()}
         args = [v for name, values in kwargs.items() if name.startswith("*") for v in values]
         kwargs = {name: value for name, value in kwargs.items() if not name.startswith("*")}

@@ -21,7 +21,8 @@ from functools import lru_cache
 from ..messages import say
 from .sandbox_reference import answer, kit_modules, provided_source
 from .sandbox_types import result
-from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, pack, read_message
+from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,
+                           read_message)
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
@@ -32,11 +33,14 @@ _WINDOW_CALLS, _WINDOW_BYTES = 16, 48 << 10  # requests in flight; the socket bu
 
 @lru_cache(maxsize=1024)
 def _encoded_arguments(job):
-    """(kwargs tree, array specs, payload) of a job's arguments, remembered for the jobs seen last (a
-    grading run sends the same ~100 jobs, ~3 MB of arguments, for every submission)."""
+    """(kwargs tree, array specs, payload, {name: fingerprint}, {name: array}) of a job's arguments,
+    remembered for the jobs seen last (a grading run sends the same ~100 jobs, ~3 MB of arguments,
+    for every submission). The fingerprinted arrays are those the child may refer to by name when
+    its code passes them on to an earlier step ({"$input"}), instead of sending them back."""
     arrays = []
     kwargs = {name: pack(value, arrays) for name, value in job.kwargs.items()}
-    return (kwargs, *encode_arrays(arrays))
+    large = {name: value for name, value, scalar in arrays if not scalar and value.nbytes >= FINGERPRINTED_BYTES}
+    return (kwargs, *encode_arrays(arrays), {name: fingerprint(value) for name, value in large.items()}, large)
 
 
 class SubmissionRunner:
@@ -172,11 +176,11 @@ class SubmissionRunner:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
-                nonce, (kwargs, specs, payload) = self._nonce(), _encoded_arguments(queue[0])
+                nonce, (kwargs, specs, payload, prints, _) = self._nonce(), _encoded_arguments(queue[0])
                 size = len(payload) + 1024  # the header is well under 1 kB
                 if inflight and outstanding + size > _WINDOW_BYTES:
                     break
-                chunks += self._frames(queue[0], nonce, kwargs, specs, payload)
+                chunks += self._frames(queue[0], nonce, kwargs, specs, payload, prints)
                 inflight.append((queue.popleft(), nonce, size))
                 outstanding += size
             if not inflight:
@@ -210,16 +214,18 @@ class SubmissionRunner:
         reply, parts = self._reply_to(nonce, self._due(start), step)
         return reply, parts, time.monotonic() - start
 
-    def _reply_to(self, nonce, deadline, step):
+    def _reply_to(self, nonce, deadline, step, job=None):
         """The child's answer to request `nonce`, due by `deadline`; the reference requests ("ref") it
-        sends first, while `step`'s code runs, are answered on the way (their time is the call's)."""
+        sends first, while `step`'s code runs (call `job`, if one), are answered on the way (their
+        time is the call's)."""
         while True:
             reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
                                         self.limits.result_bytes)
             if reply.get("op") != "ref":
                 break
             self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
-            self.sock.sendall(answer(step, reply, parts, self.limits.result_bytes))
+            self.sock.sendall(answer(step, reply, parts, self.limits.result_bytes, job,
+                                     _encoded_arguments(job)[4] if job is not None else {}))
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
         return reply, parts
@@ -252,9 +258,10 @@ class SubmissionRunner:
         self.present |= {f"kit:{spec['module']}" for spec in kit} | {step}
         return None
 
-    def _frames(self, job, nonce, kwargs, specs, payload):
+    def _frames(self, job, nonce, kwargs, specs, payload, prints):
         header = {"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
-                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs}
+                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs,
+                  "inputs": prints}
         if len(payload) > _WINDOW_BYTES:  # large: sent as it is rather than copied into the frame
             return [frame(header, specs), payload]
         return [frame(header, specs, payload)]
@@ -273,7 +280,7 @@ class SubmissionRunner:
     def _answer(self, job, nonce, since):
         """The CallResult of `job` from the child's next answer, due `call_seconds` after `since`."""
         try:
-            reply, parts = self._reply_to(nonce, self._due(since), job.step)
+            reply, parts = self._reply_to(nonce, self._due(since), job.step, job)
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, f"{job.function}()", time.monotonic() - since)
         seconds = time.monotonic() - since
