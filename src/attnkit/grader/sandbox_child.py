@@ -21,6 +21,7 @@ import ctypes
 import gc
 import io
 import linecache
+import marshal
 import os
 import resource
 import shutil
@@ -307,7 +308,7 @@ class Submission:
     def load(self, header, arrays):
         for spec in header["kit"]:  # the kit's modules this step imports, in dependency order
             module = sys.modules[spec["module"]] = types.ModuleType(spec["module"])
-            exec(compile(spec["source"], f"<kit {spec['module']}>", "exec", dont_inherit=True), module.__dict__)
+            exec(marshal.loads(arrays[f"kit:{spec['module']}"][0].tobytes()), module.__dict__)
             for function in spec["proxies"]:
                 setattr(module, function, self._proxy(spec["module"], function))
             self.classes.update((k, v) for k, v in vars(module).items()  # what an earlier step may return
@@ -329,7 +330,7 @@ class Submission:
         sys.modules[name] = module  # only while it runs (a dataclass looks its module up), as loader does
         try:
             exec(code, module.__dict__)
-            exec(compile(header["provided"], f"<kit {name}>", "exec", dont_inherit=True), module.__dict__)
+            exec(marshal.loads(arrays["provided"][0].tobytes()), module.__dict__)  # the kit's provided code
         except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
             return _reply(header, "load_error", f"{filename} failed while being imported: " + self._describe(err),
                           type(err).__name__)

@@ -12,7 +12,7 @@ answers are remembered by the bytes of the request.
 """
 import builtins
 import hashlib
-import json
+import marshal
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -53,13 +53,17 @@ def provided_source(module):
 
 
 @lru_cache(maxsize=None)
+def provided_code(module):
+    """`provided_source(module)` compiled here, once, as `<kit module>` (marshal bytes: the child runs it)."""
+    return marshal.dumps(compile(provided_source(module), f"<kit {module}>", "exec", dont_inherit=True))
+
+
+@lru_cache(maxsize=None)
 def kit_modules(step):
-    """[{"module", "source", "proxies"}, …]: the modules the child builds before importing `step` —
-    the provided modules, then each imported step's provided code with its functions as proxies."""
-    return tuple([{"module": name, "source": provided_source(name), "proxies": []}
-                  for name in manifest.provided_modules()]
-                 + [{"module": dep, "source": provided_source(dep),
-                     "proxies": [fn.name for fn in manifest.step(dep).functions]} for dep in imported_steps(step)])
+    """((module, proxies), …): the modules the child builds, with `provided_code`, before importing
+    `step` — the provided modules, then each step it imports with that step's functions as proxies."""
+    return tuple([(name, ()) for name in manifest.provided_modules()]
+                 + [(dep, tuple(fn.name for fn in manifest.step(dep).functions)) for dep in imported_steps(step)])
 
 
 class _Memo:
@@ -93,26 +97,31 @@ def _blas():
     return ThreadpoolController()
 
 
-def _key(header, arrays, job):
-    """The request's bytes, by digest, and the call `job` whose inputs it names, if it names one."""
-    text = json.dumps(header, sort_keys=True)
-    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=20)
-    for name in sorted(arrays):
-        digest.update(np.ascontiguousarray(arrays[name][0]).data)
-    return job if '"$input"' in text else None, digest.digest()
+@lru_cache(maxsize=None)
+def _askable(step):
+    """{(module, function)} the child may ask for while `step` runs: the functions of the steps it imports."""
+    return frozenset((dep, fn.name) for dep in imported_steps(step) for fn in manifest.step(dep).functions)
 
 
-def answer(step, header, arrays, max_bytes, job=None, inputs=None):
-    """The bytes of the "ref_answer" to a child's "ref" request made while `step` is graded (None: no
-    step, e.g. while the child is checked), during call `job` whose large arguments are `inputs`
-    ({name: array}). Raises WireError for a request that breaks the format."""
+def _key(raw, job):
+    """The request's bytes (a digest of them when large), and the call `job` whose inputs it names, if any."""
+    data = b"".join(raw)
+    return job if b'"$input"' in data else None, hashlib.blake2b(data, digest_size=20).digest() \
+        if len(data) > 4096 else data
+
+
+def answer(step, request, max_bytes, job=None, inputs=None):
+    """The bytes of the "ref_answer" to a child's "ref" request (header, arrays, raw: the bytes read)
+    made while `step` is graded (None: no step, e.g. while the child is checked), during call `job`
+    whose large arguments are `inputs` ({name: array}). Raises WireError for a request that breaks
+    the format."""
+    header, arrays, raw = request
     module, function = header.get("module"), header.get("function")
-    allowed = step is not None and module in imported_steps(step) and isinstance(function, str) \
-        and any(fn.name == function for fn in manifest.step(module).functions)
-    if not allowed:
+    if step is None or not isinstance(module, str) or not isinstance(function, str) \
+            or (module, function) not in _askable(step):
         return _raised("PermissionError", say("sandbox.ref_not_allowed", step=step or "-",
                                                function=f"{str(module)[:60]}.{str(function)[:60]}"))
-    key = _key(header, arrays, job)
+    key = _key(raw, job)
     known = _MEMO.get(key)
     if known is not None:
         return known

@@ -18,8 +18,10 @@ import time
 from collections import Counter, deque
 from functools import lru_cache
 
+import numpy as np
+
 from ..messages import say
-from .sandbox_reference import answer, kit_modules, provided_source
+from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import result
 from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,
                            read_message)
@@ -202,7 +204,7 @@ class SubmissionRunner:
             if self.sock is None:
                 return
 
-    def _exchange(self, header, step=None):
+    def _exchange(self, header, step=None, arrays=()):
         """Send one request to the child and wait for its answer: (header, arrays, seconds); `step`
         is the step whose code it runs (whose imported steps the child may ask for), if any.
 
@@ -210,7 +212,7 @@ class SubmissionRunner:
         nonce = self._nonce()
         start = time.monotonic()
         self.sock.settimeout(self.limits.call_seconds)
-        self.sock.sendall(encode({**header, "nonce": nonce}))
+        self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
         reply, parts = self._reply_to(nonce, self._due(start), step)
         return reply, parts, time.monotonic() - start
 
@@ -219,12 +221,13 @@ class SubmissionRunner:
         sends first, while `step`'s code runs (call `job`, if one), are answered on the way (their
         time is the call's)."""
         while True:
-            reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
+            raw = []
+            reply, parts = read_message(lambda n: _kept(raw, self.reader.exact(n, deadline)), _MAX_HEADER,
                                         self.limits.result_bytes)
             if reply.get("op") != "ref":
                 break
             self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
-            self.sock.sendall(answer(step, reply, parts, self.limits.result_bytes, job,
+            self.sock.sendall(answer(step, (reply, parts, raw), self.limits.result_bytes, job,
                                      _encoded_arguments(job)[4] if job is not None else {}))
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
@@ -244,18 +247,20 @@ class SubmissionRunner:
 
     def _load(self, step, filename, source):
         """Import the step in the child; None when it worked, else the CallResult for all its jobs."""
-        kit = [spec for spec in kit_modules(step) if f"kit:{spec['module']}" not in self.present]
-        header = {"op": "load", "module": step, "filename": filename, "source": source, "kit": kit,
-                  "provided": provided_source(step)}
+        kit = [(name, proxies) for name, proxies in kit_modules(step) if f"kit:{name}" not in self.present]
+        header = {"op": "load", "module": step, "filename": filename, "source": source,
+                  "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
+        code = [(f"kit:{name}", provided_code(name)) for name, _ in kit] + [("provided", provided_code(step))]
+        arrays = [(name, np.frombuffer(data, dtype=np.uint8), False) for name, data in code]
         start = time.monotonic()
         try:
-            reply, _, seconds = self._exchange(header, step)
+            reply, _, seconds = self._exchange(header, step, arrays)
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, filename, time.monotonic() - start, " while being imported")
         if reply.get("status") != "ok":
             return result("load_error", str(reply.get("error", ""))[:_MAX_TEXT],
                           str(reply.get("exc_type", ""))[:200], seconds)
-        self.present |= {f"kit:{spec['module']}" for spec in kit} | {step}
+        self.present |= {f"kit:{name}" for name, _ in kit} | {step}
         return None
 
     def _frames(self, job, nonce, kwargs, specs, payload, prints):
@@ -308,6 +313,12 @@ class SubmissionRunner:
         except (TimeoutError, EOFError, OSError, WireError):
             return False
         return reply.get("clean") is True
+
+
+def _kept(chunks, data):
+    """`data`, after appending it to `chunks` (the bytes of a message, kept as they were read)."""
+    chunks.append(data)
+    return data
 
 
 def _text(data, total):

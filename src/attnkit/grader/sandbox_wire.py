@@ -163,14 +163,14 @@ class Refused(Exception):
 
 
 def _check_depth(header):
-    """WireError when `header` nests lists and objects deeper than MAX_DEPTH (walked without recursion)."""
-    pending = [(header, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > MAX_DEPTH:
-            raise WireError(f"the header nests deeper than {MAX_DEPTH} levels")
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    """WireError when `header` nests lists and objects deeper than MAX_DEPTH (walked level by level)."""
+    level = [header]
+    for _ in range(MAX_DEPTH):
+        level = [child for value in level for child in (value.values() if type(value) is dict else value)
+                 if type(child) is dict or type(child) is list]
+        if not level:
+            return
+    raise WireError(f"the header nests deeper than {MAX_DEPTH} levels")
 
 
 def _array_specs(header, max_payload):
