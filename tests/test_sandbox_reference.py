@@ -7,7 +7,6 @@ any step of either track. Provided definitions (decode_in_chunks, HeadTrace, hea
 kit's, whatever the learner's file holds, so replacing them earns nothing.
 """
 import ast
-import hashlib
 import textwrap
 from functools import lru_cache
 
@@ -18,7 +17,7 @@ from attnkit import manifest, stubs
 from attnkit.grader.plan import Plan
 from attnkit.grader.sandbox import Limits, run_submission
 from attnkit.paths import SOLUTIONS_DIR
-from test_sandbox import reference_sources
+from test_sandbox import no_barrier, reference_sources  # noqa: F401 - a fixture
 
 SLOW = Limits(call_seconds=20.0, submission_seconds=60.0)
 
@@ -32,17 +31,14 @@ def _first_job(step):
     return next(job for job in _jobs(step.track) if job.step == step.module)
 
 
-def _digest(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def _stub_sources():
     return {name: text for name, text in stubs.generated_files().items() if not name.startswith(("test_", "conftest"))}
 
 
 def _reference_fingerprints(graded):
-    """(source-line digests, code digests) of the reference of every step but `graded`: its solution lines
-    (those found in no stub and not in the graded step's own file) and its solution functions' bytecode."""
+    """(source lines, bytecodes) of the reference of every step but `graded`, each written backwards (so
+    that the spy's own code does not hold them): its solution lines found in no stub and not in the graded
+    step's own file, and its solved functions' names + bytecode."""
     own = reference_sources()[f"{graded}.py"]
     provided = "\n".join(_stub_sources().values())
     lines, codes = set(), set()
@@ -50,21 +46,20 @@ def _reference_fingerprints(graded):
         if step.module == graded:
             continue
         source = (SOLUTIONS_DIR / step.filename).read_text(encoding="utf-8")
-        lines |= {_digest(line) for line in stubs.solution_lines(source) if line not in own and line not in provided}
+        lines |= {line[::-1] for line in stubs.solution_lines(source) if line not in own and line not in provided}
         solved = {node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)
                   and stubs.BEGIN in ast.get_source_segment(source, node)}
         module = compile(source, step.filename, "exec")
-        codes |= {_digest(c.co_name + c.co_code.hex()) for c in module.co_consts
+        codes |= {(c.co_name + c.co_code.hex())[::-1] for c in module.co_consts
                   if hasattr(c, "co_code") and c.co_name in solved}
     return lines, codes
 
 
 SPY = '''
 def _spy_for_reference():
-    import gc, hashlib, linecache, sys, types
-    lines, codes = %(lines)r, %(codes)r
-    digest = lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    found, seen = set(), set()
+    import gc, linecache, sys, types  # loaded already: without the barrier, nobody may not import more
+    lines, codes = {line[::-1] for line in %(lines)r}, {code[::-1] for code in %(codes)r}
+    found, seen, mine = set(), set(), {id(lines), id(codes)}
 
     def code(c):
         if id(c) in seen:
@@ -72,7 +67,7 @@ def _spy_for_reference():
         seen.add(id(c))
         if "reference" in c.co_filename or "solutions" in c.co_filename:
             found.add("code from " + c.co_filename)
-        if digest(c.co_name + c.co_code.hex()) in codes:
+        if c.co_name + c.co_code.hex() in codes:
             found.add("reference bytecode of " + c.co_name)
         for k in c.co_consts:
             if isinstance(k, types.CodeType):
@@ -82,7 +77,7 @@ def _spy_for_reference():
 
     def text(s, where):
         for line in s.splitlines():
-            if digest(line.strip()) in lines:
+            if line.strip() in lines:
                 found.add("reference source in " + where + ": " + line.strip()[:60])
 
     def value(v, where):
@@ -96,6 +91,8 @@ def _spy_for_reference():
             found.add("module " + v.__name__)
 
     for obj in gc.get_objects():
+        if id(obj) in mine:
+            continue
         value(obj, "gc")
         if isinstance(obj, dict):
             for v in list(obj.values()):
@@ -110,7 +107,8 @@ def _spy_for_reference():
     while frame is not None:
         code(frame.f_code)
         for v in list(frame.f_locals.values()):
-            value(v, "a frame")
+            if id(v) not in mine:
+                value(v, "a frame")
         frame = frame.f_back
     for name, entry in list(linecache.cache.items()):
         if len(entry) > 2 and entry[2]:
@@ -145,6 +143,15 @@ def test_learner_code_finds_no_reference_in_any_step(step):
     assert _printed(run, "LEAKS") == []
     # the earlier steps are stubs, yet the graded one gets the reference's results from them
     assert run.results[job.key].status == "ok", run.results[job.key]
+
+
+@pytest.mark.parametrize("module", ["step6_head", "step8_kv_cache"])
+def test_without_the_barrier_too_learner_code_finds_no_reference(no_barrier, module):
+    step = manifest.step(module)
+    job = _first_job(step)
+    run = run_submission(_spying(step), [job], SLOW, allow_no_barrier=True)
+    assert run.isolation.startswith("none:")
+    assert _printed(run, "LEAKS") == [] and run.results[job.key].status == "ok", run.results[job.key]
 
 
 def _ref_error(code):
