@@ -16,6 +16,8 @@ import pytest
 from attnkit import manifest, stubs
 from attnkit.grader.plan import Plan
 from attnkit.grader.sandbox import Limits, run_submission
+from attnkit.grader.sandbox_reference import answer
+from attnkit.grader.sandbox_wire import encode_arrays, frame, pack, read_message
 from attnkit.paths import SOLUTIONS_DIR
 from test_sandbox import no_barrier, reference_sources  # noqa: F401 - a fixture
 
@@ -246,3 +248,37 @@ for module, function in (("step6_head", "attention"), ("step8_kv_cache", "chunk_
     assert "ASKED" not in run.stdout
     refused = [line for line in run.stdout.splitlines() if line.startswith("REFUSED")]
     assert len(refused) == 2 and all("step6_head" in line for line in refused), run.stdout
+
+
+def _reading(data):
+    """recv_exact over the bytes `data`, in order."""
+    at = [0]
+
+    def exact(n):
+        at[0] += n
+        return data[at[0] - n:at[0]]
+    return exact
+
+
+def _request(module, function, *args, **kwargs):
+    """A child's "ref" request as the grader reads it: (header, arrays, the bytes read)."""
+    arrays = []
+    header = {"op": "ref", "module": module, "function": function, "args": pack(list(args), arrays),
+              "kwargs": pack(kwargs, arrays)}
+    data = frame(header, *encode_arrays(arrays))
+    return (*read_message(_reading(data), 1 << 20, 1 << 30), [data])
+
+
+def _answered(request, max_bytes=16_000_000):
+    return read_message(_reading(answer("step6_head", request, max_bytes)), 1 << 20, 1 << 30)
+
+
+def test_the_grader_caps_what_a_reference_call_gives_and_refuses_what_cannot_be_sent():
+    header, parts = _answered(_request("step3_masks", "causal_visible", 3, 4))
+    assert header["status"] == "ok" and parts["a0"][0].shape == (3, 4)
+    header, _ = _answered(_request("step3_masks", "causal_visible", 300, 400), max_bytes=1000)
+    assert (header["status"], header["exc_type"]) == ("raised", "MemoryError") and "1000 bytes" in header["error"]
+    header, _ = _answered(_request("step4_softmax", "softmax", {1, 2}))
+    assert header["exc_type"] == "TypeError" and "a value of type set" in header["error"]
+    header, _ = _answered(_request("step7_layer", "split_heads", np.ones((2, 4)), 2))
+    assert header["exc_type"] == "PermissionError" and "step6_head" in header["error"]
