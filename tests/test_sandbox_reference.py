@@ -282,3 +282,12 @@ def test_the_grader_caps_what_a_reference_call_gives_and_refuses_what_cannot_be_
     assert header["exc_type"] == "TypeError" and "a value of type set" in header["error"]
     header, _ = _answered(_request("step7_layer", "split_heads", np.ones((2, 4)), 2))
     assert header["exc_type"] == "PermissionError" and "step6_head" in header["error"]
+
+
+def test_the_kits_provided_definitions_leave_the_learners_own_names_alone():
+    sources = reference_sources()
+    sources["step7_layer.py"] += ("\n\ndef project(X, W, b):  # the learner's own, in place of step 1's\n"
+                                  "    print('MINE')\n    return X @ W + b\n")
+    jobs = [job for job in _jobs("extension") if job.function == "split_qkv"][:1]
+    run = run_submission(sources, jobs, SLOW)
+    assert run.results[jobs[0].key].status == "ok" and "MINE" in run.stdout, run.results

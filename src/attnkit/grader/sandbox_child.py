@@ -330,7 +330,7 @@ class Submission:
         sys.modules[name] = module  # only while it runs (a dataclass looks its module up), as loader does
         try:
             exec(code, module.__dict__)
-            exec(marshal.loads(arrays["provided"][0].tobytes()), module.__dict__)  # the kit's provided code
+            self._provide(module, arrays)
         except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
             return _reply(header, "load_error", f"{filename} failed while being imported: " + self._describe(err),
                           type(err).__name__)
@@ -338,6 +338,17 @@ class Submission:
             sys.modules.pop(name, None)
         self.modules[name] = module
         return _reply(header, "ok")
+
+    @staticmethod
+    def _provide(module, arrays):
+        """The kit's provided definitions of the step (classes, functions outside the solution blocks) in
+        place of the learner's; the names they need (imports) only where the learner's module has none."""
+        names = {"__name__": module.__name__}
+        exec(marshal.loads(arrays["provided:names"][0].tobytes()), names)
+        for name, value in names.items():
+            if not name.startswith("__"):
+                module.__dict__.setdefault(name, value)
+        exec(marshal.loads(arrays["provided:definitions"][0].tobytes()), module.__dict__)
 
     def _proxy(self, module, function):
         def proxy(*args, **kwargs):

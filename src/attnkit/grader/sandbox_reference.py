@@ -10,6 +10,7 @@ sizes and dtypes as a call's result; what the reference raises is sent back as t
 exception type with its message. Every submission sends the same arguments for a right answer, so
 answers are remembered by the bytes of the request.
 """
+import ast
 import builtins
 import hashlib
 import marshal
@@ -53,9 +54,17 @@ def provided_source(module):
 
 
 @lru_cache(maxsize=None)
-def provided_code(module):
-    """`provided_source(module)` compiled here, once, as `<kit module>` (marshal bytes: the child runs it)."""
-    return marshal.dumps(compile(provided_source(module), f"<kit {module}>", "exec", dont_inherit=True))
+def provided_code(module, part=None):
+    """`provided_source(module)` compiled here, once, as `<kit module>` (marshal bytes: the child runs it).
+
+    `part` "definitions": only its classes and functions; "names": only the rest (imports…)."""
+    tree = ast.parse(provided_source(module))
+    if part is not None:
+        tree.body = [node for node in tree.body if isinstance(node, _DEFINITIONS) == (part == "definitions")]
+    return marshal.dumps(compile(tree, f"<kit {module}>", "exec", dont_inherit=True))
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @lru_cache(maxsize=None)
