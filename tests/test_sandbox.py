@@ -471,7 +471,7 @@ def test_the_child_cannot_read_the_hidden_cases_solutions_or_mistakes():
 
 
 @ROOT_ONLY
-def test_a_step_child_holds_the_references_it_imports_but_not_its_own():
+def test_a_step_imports_the_kits_modules_of_earlier_steps_and_none_of_its_own():
     code = SPY.replace("def softmax(S):", "def _spy(S):").replace("_reference_softmax = softmax", "") \
         .replace("return _reference_softmax(S)", "return None")
     sources = with_code("step6_head", code % {"cases": "", "solution": "", "root": "/nonexistent"}
@@ -481,7 +481,7 @@ def test_a_step_child_holds_the_references_it_imports_but_not_its_own():
     run = run_submission(sources, JOBS)
     assert_correct(run, others())
     memory = run.stdout.split("'memory': ")[1].split("]")[0]
-    assert "step6_head" not in memory and "step4_softmax" in memory
+    assert "step6_head" not in memory and "step4_softmax" in memory  # the kit's (test_sandbox_reference.py)
 
 
 # ------------------------------------------------------------------ without the barrier

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from attnkit.grader import sandbox_child, sandbox_seccomp
+from attnkit.grader import sandbox_child, sandbox_seccomp, sandbox_wire
 
 CLONE_NEWUSER = 0x10000000
 
@@ -34,7 +34,7 @@ def test_named_parts_refuses_what_is_not_an_array(returns, result, says):
 def test_arguments_are_unpacked_as_the_grader_packed_them():
     arrays = {"a0": (np.ones(2), False), "a1": (np.array(3.0), True)}
     packed = {"$list": [{"$array": "a0"}, {"$tuple": [{"$array": "a1"}, 2]}, {"$dict": {"k": None}}]}
-    value = sandbox_child._unpack(packed, arrays)
+    value = sandbox_wire.unpack(packed, arrays)
     assert isinstance(value, list) and value[0] is arrays["a0"][0]
     assert value[1] == (np.float64(3.0), 2) and isinstance(value[1][0], np.float64) and value[2] == {"k": None}
 

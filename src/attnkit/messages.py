@@ -328,6 +328,19 @@ MESSAGES = {
     "sandbox.not_run_after_timeouts": {
         "en": "not run ({function}() already ran out of time {count} times)",
         "zh": "没有运行（{function}() 已经超时 {count} 次）"},
+    # --- the sandbox: earlier steps' functions, answered by the grader (grader/sandbox_reference.py) ---
+    "sandbox.ref_not_allowed": {
+        "en": "{function}() cannot be used while {step} is graded: a step may call only the functions of the "
+              "earlier steps it imports",
+        "zh": "评分 {step} 时不能调用 {function}()：一个步骤只能调用它导入的前面步骤的函数"},
+    "sandbox.ref_argument": {
+        "en": "{function}() cannot be given {kind}: pass numpy arrays of numbers or bools, numbers, None, "
+              "or lists and tuples of them",
+        "zh": "{function}() 不能接收 {kind}：请传入数值或布尔 numpy 数组、数字、None，或由它们组成的列表和元组"},
+    "sandbox.ref_too_large": {
+        "en": "{function}() would give more than {limit} bytes of arrays for these arguments (far larger than "
+              "the inputs need?)",
+        "zh": "用这些参数，{function}() 的结果会超过 {limit} 字节（比输入所需的大得多？）"},
     # --- the nbgrader notebook's test cells and progress cell (nbgrader_course/feedback.py) ---
     "notebook.summary": {"en": "{module}: {public_ok} of {public_run} public checks passed",
                 "zh": "{module}：公开检查通过 {public_ok} / {public_run}"},

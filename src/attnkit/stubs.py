@@ -4,6 +4,7 @@ Every `### BEGIN SOLUTION` … `### END SOLUTION` block (nbgrader's markers) bec
 raises NotImplementedError naming the step and the function. Everything else — signatures,
 docstrings, input checks, provided modules — is kept as it is.
 """
+import ast
 import re
 from pathlib import Path
 
@@ -62,6 +63,20 @@ def solution_lines(source):
         elif inside and stripped:
             lines.append(stripped)
     return lines
+
+
+def provided_code(source):
+    """`source` without its solved functions (each top-level function holding a solution block): the
+    provided code of a step (imports, constants, provided classes and functions), which the release
+    ships as it is."""
+    lines = source.splitlines(keepends=True)
+    for node in reversed(ast.parse(source).body):
+        end = node.end_lineno
+        while end < len(lines) and lines[end].strip() == END:  # a comment: after the body's last line
+            end += 1
+        if isinstance(node, ast.FunctionDef) and any(line.strip() == BEGIN for line in lines[node.lineno - 1:end]):
+            del lines[min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1:end]
+    return "".join(lines)
 
 
 def strip_solutions(source, step):

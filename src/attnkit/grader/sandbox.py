@@ -15,9 +15,10 @@ arguments. Every job gets a CallResult:
     budget      not run (or cut short): the submission's time or result-byte budget was spent
                 (exc_type "time" or "bytes")
 
-A step is imported with the *reference* versions of the steps it depends on and of the provided
-modules (as attnkit.loader.load_step does), sent to the child as compiled code; the reference of
-the step being graded is never sent. Children fork from a clean zygote (sandbox_zygote.py) that
+A step is judged with the *reference* versions of the steps it depends on (as attnkit.loader.load_step
+does), but no reference code enters the sandbox: there the steps it imports are the kit's provided
+code with proxies that the grader answers with the reference's results (sandbox_reference.py), and
+the kit's provided definitions replace the learner's copies. Children fork from a clean zygote (sandbox_zygote.py) that
 never imports attnkit; only JSON and raw array bytes cross back (sandbox_wire.py). The learner's
 stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, never parsed.
 

@@ -16,6 +16,7 @@ numpy up once, then serves the grader over the control socket:
 A submission child drops to an unprivileged uid under rlimits, with fds 1 and 2 on capture files
 and its protocol socket on fd 3, then answers the grader's "load", "call" and "tidy" requests.
 """
+import builtins
 import ctypes
 import gc
 import io
@@ -32,10 +33,11 @@ import time
 import traceback
 import types
 import warnings
+from collections import deque
 
 from .sandbox_barrier import LIBC, apply_barrier
 from .sandbox_seccomp import deny_user_namespaces
-from .sandbox_wire import Reader, WireError, encode, plain_array, read_message
+from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, pack, plain_array, read_message, unpack
 
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
 CLONE_NEWIPC = 0x08000000
@@ -273,30 +275,44 @@ def become_submission(ctl, sock, out, err, work, limits, settings):
 
 
 class Submission:
-    """The learner's modules of a group of steps, with the reference modules they import."""
+    """The learner's modules of a submission's steps, beside the kit's modules they import.
+
+    Those are the provided modules (shape_checks) and, for each earlier step a graded step imports,
+    that step's provided code with each of its graded functions a proxy: it sends the call to the
+    grader ("ref") and returns the reference's result the grader answers (`ask`). No reference code
+    is ever in this process. After the learner's module runs, the kit's provided code of that step
+    runs again in its namespace, so grading uses the kit's provided definitions, not the learner's.
+    """
 
     def __init__(self, sock, own_pid_namespace):
         self.sock, self.own_pid_namespace = sock, own_pid_namespace
-        self.modules, self.filenames = {}, set()
+        self.modules, self.filenames, self.classes = {}, set(), {}
         self.streams = (sys.stdout, sys.stderr)
+        self.reader, self.pending = Reader(sock), deque()  # requests read while waiting for an answer
+        self.inputs = {}  # id -> (name, array, fingerprint) of the running call's large arguments
 
     def serve(self):
         ops = {"load": self.load, "call": self.call, "tidy": self.tidy}
-        reader = Reader(self.sock)
         while True:
             try:
-                header, arrays = read_message(reader.exact, 1 << 30, 1 << 34)
+                header, arrays = self.pending.popleft() if self.pending else self._read()
             except EOFError:
                 return
             reply = ops[header["op"]](header, arrays)
             LIBC.fflush(None)  # C-level printf output reaches the capture file now, not at exit
             self.sock.sendall(reply)
 
+    def _read(self):
+        return read_message(self.reader.exact, 1 << 30, 1 << 34)
+
     def load(self, header, arrays):
-        for name in header["deps"]:  # reference modules, compiled by the grader, in dependency order
-            module = types.ModuleType(name)
-            sys.modules[name] = module
-            exec(marshal.loads(arrays[f"dep:{name}"][0].tobytes()), module.__dict__)
+        for spec in header["kit"]:  # the kit's modules this step imports, in dependency order
+            module = sys.modules[spec["module"]] = types.ModuleType(spec["module"])
+            exec(marshal.loads(arrays[f"kit:{spec['module']}"][0].tobytes()), module.__dict__)
+            for function in spec["proxies"]:
+                setattr(module, function, self._proxy(spec["module"], function))
+            self.classes.update((k, v) for k, v in vars(module).items()  # what an earlier step may return
+                                if isinstance(v, type) and v.__module__ == spec["module"])
         name, source, filename = header["module"], header["source"], header["filename"]
         self.filenames.add(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -314,6 +330,7 @@ class Submission:
         sys.modules[name] = module  # only while it runs (a dataclass looks its module up), as loader does
         try:
             exec(code, module.__dict__)
+            self._provide(module, arrays)
         except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
             return _reply(header, "load_error", f"{filename} failed while being imported: " + self._describe(err),
                           type(err).__name__)
@@ -322,8 +339,44 @@ class Submission:
         self.modules[name] = module
         return _reply(header, "ok")
 
+    @staticmethod
+    def _provide(module, arrays):
+        """The kit's provided definitions of the step (classes, functions outside the solution blocks) in
+        place of the learner's; the names they need (imports) only where the learner's module has none."""
+        names = {"__name__": module.__name__}
+        exec(marshal.loads(arrays["provided:names"][0].tobytes()), names)
+        for name, value in names.items():
+            if not name.startswith("__"):
+                module.__dict__.setdefault(name, value)
+        exec(marshal.loads(arrays["provided:definitions"][0].tobytes()), module.__dict__)
+
+    def _proxy(self, module, function):
+        def proxy(*args, **kwargs):
+            return self.ask(module, function, args, kwargs)
+        proxy.__name__ = proxy.__qualname__ = function
+        proxy.__module__ = module
+        proxy.__doc__ = f"{module}.{function}: the grader computes it (the kit's own version)"
+        return proxy
+
+    def ask(self, module, function, args, kwargs):
+        """What the kit's `module.function(*args, **kwargs)` returns, or raises, as the grader answers it."""
+        arrays = []
+        request = {"op": "ref", "module": module, "function": function,
+                   "args": pack(list(args), arrays, self.inputs), "kwargs": pack(kwargs, arrays, self.inputs)}
+        self.sock.sendall(frame(request, *encode_arrays(arrays)))
+        while True:
+            header, parts = self._read()
+            if header.get("op") == "ref_answer":
+                break
+            self.pending.append((header, parts))  # a request the grader sent ahead: served after this call
+        if header["status"] == "ok":
+            return unpack(header["result"], parts, self.classes)
+        kind = getattr(builtins, header["exc_type"], None)
+        raise (kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError)(header["error"])
+
     def call(self, header, arrays):
-        kwargs = {name: _unpack(value, arrays) for name, value in header["kwargs"].items()}
+        self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in header["inputs"].items()}
+        kwargs = {name: unpack(value, arrays) for name, value in header["kwargs"].items()}
         args = [v for name, values in kwargs.items() if name.startswith("*") for v in values]
         kwargs = {name: value for name, value in kwargs.items() if not name.startswith("*")}
         function = header["function"]
@@ -388,19 +441,6 @@ def _warning_texts(caught):
 
 def _reply(header, status, error="", exc_type=""):
     return encode({"nonce": header["nonce"], "status": status, "error": error[:MAX_TEXT], "exc_type": exc_type})
-
-
-def _unpack(value, arrays):
-    """Reverse of the grader's sandbox_runner._pack."""
-    if isinstance(value, dict):
-        if "$array" in value:
-            arr, scalar = arrays[value["$array"]]
-            return arr[()] if scalar else arr
-        if "$dict" in value:
-            return {k: _unpack(v, arrays) for k, v in value["$dict"].items()}
-        items = [_unpack(v, arrays) for v in value.get("$list", value.get("$tuple", []))]
-        return items if "$list" in value else tuple(items)
-    return value
 
 
 class ResultRefused(Exception):

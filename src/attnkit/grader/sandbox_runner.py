@@ -1,10 +1,11 @@
 """One submission's jobs on one zygote: which child runs which step, and what each answer means.
 
-Steps that import no other step share one child, which holds no reference code but the provided
-modules' (shape_checks); each step that imports earlier steps gets a child of its own with their
-reference versions. So no child ever holds the reference of a step it grades. A shared child is
-replaced before the next step whenever the previous one left something behind (a thread, a process,
-a timer, a patched numpy or builtins), and after any crash, timeout, garbled answer or failed import.
+A submission's steps share one child, which holds no reference code: the earlier steps a step
+imports are the kit's provided code with proxies whose calls the child sends here while a call runs
+("ref"); sandbox_reference answers them with the reference's results, and only for the steps the
+step being run imports. The child is replaced before the next step whenever the previous one left
+something behind (a thread, a process, a timer, a patched numpy or builtins), and after any crash,
+timeout, garbled answer or failed import.
 
 A submission has budgets (Limits.submission_seconds, .submission_result_bytes): once one is spent,
 the call running is cut short and every remaining job gets status "budget", without running. A
@@ -12,7 +13,6 @@ result that would take the bytes past the budget is dropped, so a submission hol
 budget plus one call's cap of arrays here.
 """
 import itertools
-import marshal
 import secrets
 import time
 from collections import Counter, deque
@@ -20,11 +20,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import manifest
 from ..messages import say
-from ..paths import SOLUTIONS_DIR
+from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import result
-from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, read_message
+from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,
+                           read_message)
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
@@ -33,52 +33,16 @@ _MAX_WARNINGS = 5  # kept per call (the child sends no more)
 _WINDOW_CALLS, _WINDOW_BYTES = 16, 48 << 10  # requests in flight; the socket buffer holds ~200 kB
 
 
-def step_groups(steps):
-    """[[step, …], …]: the steps that import no other step together, then each other step alone."""
-    shared = [s for s in steps if not manifest.step(s).depends_on]
-    return ([shared] if shared else []) + [[s] for s in steps if manifest.step(s).depends_on]
-
-
-@lru_cache(maxsize=None)
-def reference_deps(step):
-    """((module, marshalled code), …) that `step` imports: the provided modules, then the steps it
-    depends on (each after its own dependencies); never `step` itself. Compiled here, once."""
-    order = []
-
-    def visit(module):
-        for dep in manifest.step(module).depends_on:
-            if dep not in order:
-                visit(dep)
-                order.append(dep)
-
-    visit(step)
-    names = [*manifest.provided_modules(), *order]
-    return tuple((name, marshal.dumps(compile((SOLUTIONS_DIR / f"{name}.py").read_text(encoding="utf-8"),
-                                              f"<reference {name}>", "exec", dont_inherit=True)))
-                 for name in names)
-
-
-def _pack(value, arrays):
-    """A JSON-able stand-in for an argument; its arrays go to `arrays` (the child's _unpack reverses it)."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        arrays.append((f"a{len(arrays)}", value, isinstance(value, np.generic)))
-        return {"$array": arrays[-1][0]}
-    if isinstance(value, (list, tuple)):
-        return {"$list" if isinstance(value, list) else "$tuple": [_pack(v, arrays) for v in value]}
-    if isinstance(value, dict):
-        return {"$dict": {k: _pack(v, arrays) for k, v in value.items()}}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(f"cannot send an argument of type {type(value).__name__} to the sandbox")
-
-
 @lru_cache(maxsize=1024)
 def _encoded_arguments(job):
-    """(kwargs tree, array specs, payload) of a job's arguments, remembered for the jobs seen last (a
-    grading run sends the same ~100 jobs, ~3 MB of arguments, for every submission)."""
+    """(kwargs tree, array specs, payload, {name: fingerprint}, {name: array}) of a job's arguments,
+    remembered for the jobs seen last (a grading run sends the same ~100 jobs, ~3 MB of arguments,
+    for every submission). The fingerprinted arrays are those the child may refer to by name when
+    its code passes them on to an earlier step ({"$input"}), instead of sending them back."""
     arrays = []
-    kwargs = {name: _pack(value, arrays) for name, value in job.kwargs.items()}
-    return (kwargs, *encode_arrays(arrays))
+    kwargs = {name: pack(value, arrays) for name, value in job.kwargs.items()}
+    large = {name: value for name, value, scalar in arrays if not scalar and value.nbytes >= FINGERPRINTED_BYTES}
+    return (kwargs, *encode_arrays(arrays), {name: fingerprint(value) for name, value in large.items()}, large)
 
 
 class SubmissionRunner:
@@ -105,13 +69,9 @@ class SubmissionRunner:
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
-        groups = step_groups(list(by_step))
-        for g, group in enumerate(groups):
-            for k, step in enumerate(group):
-                self._run_step(step, by_step[step], results)
-                if k + 1 < len(group) and self.sock is not None and not self._tidy():
-                    self._end_child()
-            if g + 1 < len(groups):
+        for k, step in enumerate(by_step):
+            self._run_step(step, by_step[step], results)
+            if k + 1 < len(by_step) and self.sock is not None and not self._tidy():
                 self._end_child()  # the last child is ended by finish()
         return results
 
@@ -218,11 +178,11 @@ class SubmissionRunner:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
-                nonce, (kwargs, specs, payload) = self._nonce(), _encoded_arguments(queue[0])
+                nonce, (kwargs, specs, payload, prints, _) = self._nonce(), _encoded_arguments(queue[0])
                 size = len(payload) + 1024  # the header is well under 1 kB
                 if inflight and outstanding + size > _WINDOW_BYTES:
                     break
-                chunks += self._frames(queue[0], nonce, kwargs, specs, payload)
+                chunks += self._frames(queue[0], nonce, kwargs, specs, payload, prints)
                 inflight.append((queue.popleft(), nonce, size))
                 outstanding += size
             if not inflight:
@@ -244,19 +204,34 @@ class SubmissionRunner:
             if self.sock is None:
                 return
 
-    def _exchange(self, header, arrays=(), max_payload=0):
-        """Send one request to the child and wait for its answer: (header, arrays, seconds).
+    def _exchange(self, header, step=None, arrays=()):
+        """Send one request to the child and wait for its answer: (header, arrays, seconds); `step`
+        is the step whose code it runs (whose imported steps the child may ask for), if any.
 
         Raises TimeoutError, EOFError/OSError (the child died) or WireError (garbled answer)."""
         nonce = self._nonce()
         start = time.monotonic()
-        deadline = self._due(start)
         self.sock.settimeout(self.limits.call_seconds)
         self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
-        reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER, max_payload)
+        reply, parts = self._reply_to(nonce, self._due(start), step)
+        return reply, parts, time.monotonic() - start
+
+    def _reply_to(self, nonce, deadline, step, job=None):
+        """The child's answer to request `nonce`, due by `deadline`; the reference requests ("ref") it
+        sends first, while `step`'s code runs (call `job`, if one), are answered on the way (their
+        time is the call's)."""
+        while True:
+            raw = []
+            reply, parts = read_message(lambda n: _kept(raw, self.reader.exact(n, deadline)), _MAX_HEADER,
+                                        self.limits.result_bytes)
+            if reply.get("op") != "ref":
+                break
+            self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            self.sock.sendall(answer(step, (reply, parts, raw), self.limits.result_bytes, job,
+                                     _encoded_arguments(job)[4] if job is not None else {}))
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
-        return reply, parts, time.monotonic() - start
+        return reply, parts
 
     def _failure(self, err, what, seconds, during=""):
         """The CallResult for an exchange that did not get a well-formed answer."""
@@ -272,24 +247,27 @@ class SubmissionRunner:
 
     def _load(self, step, filename, source):
         """Import the step in the child; None when it worked, else the CallResult for all its jobs."""
-        deps = [(name, code) for name, code in reference_deps(step) if name not in self.present]
+        kit = [(name, proxies) for name, proxies in kit_modules(step) if f"kit:{name}" not in self.present]
         header = {"op": "load", "module": step, "filename": filename, "source": source,
-                  "deps": [name for name, _ in deps]}
-        arrays = [(f"dep:{name}", np.frombuffer(code, dtype=np.uint8), False) for name, code in deps]
+                  "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
+        code = [(f"kit:{name}", provided_code(name)) for name, _ in kit]
+        code += [(f"provided:{part}", provided_code(step, part)) for part in ("names", "definitions")]
+        arrays = [(name, np.frombuffer(data, dtype=np.uint8), False) for name, data in code]
         start = time.monotonic()
         try:
-            reply, _, seconds = self._exchange(header, arrays)
+            reply, _, seconds = self._exchange(header, step, arrays)
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, filename, time.monotonic() - start, " while being imported")
         if reply.get("status") != "ok":
             return result("load_error", str(reply.get("error", ""))[:_MAX_TEXT],
                           str(reply.get("exc_type", ""))[:200], seconds)
-        self.present |= {name for name, _ in deps} | {step}
+        self.present |= {f"kit:{name}" for name, _ in kit} | {step}
         return None
 
-    def _frames(self, job, nonce, kwargs, specs, payload):
+    def _frames(self, job, nonce, kwargs, specs, payload, prints):
         header = {"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
-                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs}
+                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs,
+                  "inputs": prints}
         if len(payload) > _WINDOW_BYTES:  # large: sent as it is rather than copied into the frame
             return [frame(header, specs), payload]
         return [frame(header, specs, payload)]
@@ -307,12 +285,8 @@ class SubmissionRunner:
 
     def _answer(self, job, nonce, since):
         """The CallResult of `job` from the child's next answer, due `call_seconds` after `since`."""
-        deadline = self._due(since)
         try:
-            reply, parts = read_message(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
-                                        self.limits.result_bytes)
-            if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
-                raise WireError("an answer to some other request")
+            reply, parts = self._reply_to(nonce, self._due(since), job.step, job)
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, f"{job.function}()", time.monotonic() - since)
         seconds = time.monotonic() - since
@@ -340,6 +314,12 @@ class SubmissionRunner:
         except (TimeoutError, EOFError, OSError, WireError):
             return False
         return reply.get("clean") is True
+
+
+def _kept(chunks, data):
+    """`data`, after appending it to `chunks` (the bytes of a message, kept as they were read)."""
+    chunks.append(data)
+    return data
 
 
 def _text(data, total):

@@ -76,15 +76,101 @@ def encode(header, arrays=()):
     return frame(header, *encode_arrays(arrays))
 
 
+FINGERPRINTED_BYTES = 1 << 16  # a call's input arrays at least this large are fingerprinted (see pack)
+
+
+def fingerprint(arr):
+    """A quick checksum of an array's bytes: the sum of every 61st 8-byte word and of the first and last
+    4 kB. It tells an input array the learner's code left as it came from one it rewrote in place
+    (a change to only a few words between the samples may pass unseen: that array is then taken as it came)."""
+    data = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+    words = data[:data.size // 8 * 8].view(np.uint64)
+    return int(words[::61].sum(dtype=np.uint64)) ^ int(words[:512].sum(dtype=np.uint64)) << 1 \
+        ^ int(words[-512:].sum(dtype=np.uint64)) << 2 ^ int(data[words.size * 8:].sum()) << 3
+
+
+def pack(value, arrays, inputs=None):
+    """A JSON-able stand-in for an argument or a result; its arrays go to `arrays` (unpack reverses it).
+
+    An array that is one of `inputs` ({id: (name, array, fingerprint)}: the arguments of the call
+    running, as they came) and still has its fingerprint becomes {"$input": name}, not sent again.
+    Arrays and numpy scalars become {"$array": name}, tuples/lists/dicts nest, numpy dtypes (and
+    numpy scalar types, as `dtype=np.float32`) become {"$dtype": "<f4"}, an instance of a dataclass
+    {"$object": [its class name, {field: value}]}. Anything else, or an array of a dtype that may
+    not cross, becomes {"$refused": what it is}: the receiver decides what that means.
+    """
+    known = inputs.get(id(value)) if inputs else None
+    if known is not None and known[1] is value and fingerprint(value) == known[2]:
+        return {"$input": known[0]}
+    if isinstance(value, (np.ndarray, np.generic)):
+        try:
+            arrays.append((f"a{len(arrays)}", plain_array(value), isinstance(value, np.generic)))
+        except WireError:
+            return {"$refused": f"an array of dtype {value.dtype}"}
+        return {"$array": arrays[-1][0]}
+    if isinstance(value, (list, tuple)):
+        return {"$list" if isinstance(value, list) else "$tuple": [pack(v, arrays, inputs) for v in value]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"$dict": {k: pack(v, arrays, inputs) for k, v in value.items()}}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        dtype = np.dtype(value)
+        return {"$dtype": dtype.str} if dtype.str in ALLOWED_DTYPES else {"$refused": f"the dtype {dtype}"}
+    fields = getattr(type(value), "__dataclass_fields__", None)
+    if isinstance(fields, dict) and not isinstance(value, type):
+        return {"$object": [type(value).__name__, {name: pack(getattr(value, name), arrays) for name in fields}]}
+    return {"$refused": f"a value of type {type(value).__name__}"}
+
+
+def unpack(value, arrays, classes=None, inputs=None):
+    """Reverse of `pack`: `classes` maps the class names an {"$object"} may name to the class to build
+    (without it, or for another name, WireError), `inputs` the names an {"$input"} may name to their
+    value; {"$refused"} raises Refused."""
+    if isinstance(value, dict):
+        if "$input" in value:
+            if inputs is None or not isinstance(value["$input"], str) or value["$input"] not in inputs:
+                raise WireError(f"an input that the call does not have: {str(value['$input'])[:40]!r}")
+            return inputs[value["$input"]]
+        if "$array" in value:
+            if not isinstance(value["$array"], str) or value["$array"] not in arrays:
+                raise WireError(f"an array that was not sent: {str(value['$array'])[:40]!r}")
+            arr, scalar = arrays[value["$array"]]
+            return arr[()] if scalar else arr
+        if "$dict" in value and isinstance(value["$dict"], dict):
+            return {k: unpack(v, arrays, classes, inputs) for k, v in value["$dict"].items()}
+        if "$dtype" in value:
+            if value["$dtype"] not in ALLOWED_DTYPES:
+                raise WireError(f"a forbidden dtype {str(value['$dtype'])[:40]!r}")
+            return _DTYPES[value["$dtype"]]
+        if "$refused" in value:
+            raise Refused(str(value["$refused"])[:100])
+        if "$object" in value and classes is not None:
+            name, fields = value["$object"]
+            if name not in classes or not isinstance(fields, dict):
+                raise WireError(f"an object of an unknown class {str(name)[:40]!r}")
+            return classes[name](**{k: unpack(v, arrays, classes, inputs) for k, v in fields.items()})
+        items = value.get("$list", value.get("$tuple"))
+        if not isinstance(items, list):
+            raise WireError(f"a value of unknown kind {sorted(value)[:3]}")
+        items = [unpack(v, arrays, classes, inputs) for v in items]
+        return items if "$list" in value else tuple(items)
+    return value
+
+
+class Refused(Exception):
+    """A value `pack` could not send; str() says what it was ("a value of type set", "an array of dtype object")."""
+
+
 def _check_depth(header):
-    """WireError when `header` nests lists and objects deeper than MAX_DEPTH (walked without recursion)."""
-    pending = [(header, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > MAX_DEPTH:
-            raise WireError(f"the header nests deeper than {MAX_DEPTH} levels")
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    """WireError when `header` nests lists and objects deeper than MAX_DEPTH (walked level by level)."""
+    level = [header]
+    for _ in range(MAX_DEPTH):
+        level = [child for value in level for child in (value.values() if type(value) is dict else value)
+                 if type(child) is dict or type(child) is list]
+        if not level:
+            return
+    raise WireError(f"the header nests deeper than {MAX_DEPTH} levels")
 
 
 def _array_specs(header, max_payload):
