@@ -98,15 +98,14 @@ def _values(cases, public_raw=np.array([], dtype=np.uint64)):
     """(raw patterns but those of `public_raw`, a sorted numpy array without repeats; Values) of the
     distinctive values of every float array of `cases`. Each case's patterns are reduced as they come
     (memory: 14 M of them)."""
-    raw, parts, start = [np.array([], dtype=np.uint64)], [], 0
+    raw, parts = [np.array([], dtype=np.uint64)], []
     for case in cases:
         patterns = [np.array([], dtype=np.uint64)]
         for arr in _arrays(case):
             flat = np.ascontiguousarray(arr.ravel())
             keep = _distinctive(flat)
             patterns.append(_raw_patterns(flat, keep))
-            parts.append(Values.part(flat, keep, start))
-            start += flat.size + 1
+            parts.append(Values.part(flat, keep))
         raw.append(_without(_sorted_set(patterns), public_raw))
     return _sorted_set(raw), Values.of(parts)
 

@@ -21,6 +21,7 @@ probabilities between 0.001 and 0.1) it takes several printed neighbours: there 
 8-digit spelling of a float32 is hit by numbers drawn at random, one in a few hundred.
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -39,26 +40,31 @@ def found_in(sorted_values, values):
 
 @dataclass(frozen=True)
 class Values:
-    """The distinctive values of some arrays: `sorted` (float64, float32 values converted), and
-    `where` (int64, aligned with `sorted`): each value's place in the arrays laid end to end with a gap
-    of one between arrays, so that a value and the next one of its array sit at w and w + 1."""
+    """The distinctive values of some arrays. `flat` (float64, float32 values converted): the arrays laid
+    end to end, each followed by a NaN, with NaN for a value that is not distinctive, so that a value
+    at place w is followed in its array by the one at w + 1; `sorted`: its values sorted, NaNs left out."""
 
+    flat: np.ndarray
     sorted: np.ndarray
-    where: np.ndarray
 
     @classmethod
     def of(cls, parts):
-        """`parts`: [(values, places)] as `Values.part` gives them (the list is emptied: memory)."""
-        values = np.concatenate([p[0] for p in parts] or [np.zeros(0)])
-        where = np.concatenate([p[1] for p in parts] or [np.zeros(0, dtype=np.int64)])
+        """`parts`: the arrays as `Values.part` gives them (the list is emptied: memory)."""
+        flat = np.concatenate(parts or [np.zeros(0)])
         parts.clear()
-        order = np.argsort(values)
-        return cls(values[order], where[order])
+        ordered = np.sort(flat)  # NaNs last
+        return cls(flat, ordered[:np.count_nonzero(~np.isnan(flat))])
 
     @staticmethod
-    def part(flat, keep, start):
-        """(values, places) of the `keep` values of the 1-D array `flat`, its first value at place `start`."""
-        return flat[keep].astype(np.float64), start + np.flatnonzero(keep)
+    def part(flat, keep):
+        """The 1-D array `flat` as float64 with NaN where `keep` is False, and the NaN that ends it."""
+        return np.append(np.where(keep, flat.astype(np.float64), np.nan), np.nan)
+
+    @cached_property
+    def places(self):
+        """int64, aligned with `sorted`: each value's place in `flat`. Only a run of two printed numbers or
+        more needs it, and it takes seconds (an argsort of every value): built then."""
+        return np.argsort(self.flat)[:self.sorted.size]
 
 
 @dataclass(frozen=True)
@@ -98,22 +104,24 @@ def _span(values, low, high):
 
 
 def _runs(values, texts):
-    """[(first, last)] text indices of the maximal runs of `texts` whose cells hold consecutive values
-    of `values` (a Values); a lone text whose cell holds a value is a run of one."""
+    """[(first, last)] text indices of the runs of `texts` whose cells hold consecutive values of `values` (a
+    Values), each as long as it goes from its first text on; a lone text whose cell holds a value is a run of one."""
     first, end = _span(values.sorted, texts.low, texts.high)
-    runs, start, ends = [], None, None
-    for i in np.flatnonzero(end > first).tolist():  # a text whose cell holds no value ends a run
-        here = values.where[first[i]:end[i]]
-        if start is not None:
-            ends = np.intersect1d(ends + 1, here) if i == previous + 1 else ends[:0]
-            if not ends.size:
-                runs.append((start, previous))
-                start = None
-        if start is None:
-            start, ends = i, here
-        previous = i
-    if start is not None:
-        runs.append((start, previous))
+    hit = end > first
+    runs, last = [], -1
+    for start in np.flatnonzero(hit).tolist():
+        if start <= last:
+            continue
+        last = start
+        if last + 1 < hit.size and hit[last + 1]:
+            ends = values.places[first[start]:end[start]]
+            while last + 1 < hit.size and hit[last + 1]:
+                ends = ends + 1
+                ends = ends[(values.flat[ends] >= texts.low[last + 1]) & (values.flat[ends] <= texts.high[last + 1])]
+                if not ends.size:
+                    break
+                last += 1
+        runs.append((start, last))
     return runs
 
 
