@@ -178,6 +178,19 @@ def _hidden_run(secrets, arr, n=6):
     return flat[start:start + n]
 
 
+def _sparse_hidden_text(digits=6):
+    """The float64 hidden value of largest magnitude (where hidden values are few) rounded to `digits`
+    significant digits."""
+    values = []
+    for case in cases_for(visibility="hidden"):
+        calls = case.build_calls()
+        values += [v for kwargs in calls for v in kwargs.values()]
+        values += [v for out in checks.expected_outputs(case, calls) or [] for v in out.values()]
+    flat = np.concatenate([a.ravel() for a in map(np.asarray, values) if a.dtype == np.float64])
+    flat = flat[np.isfinite(flat)]
+    return "%.*g" % (digits, flat[np.argmax(np.abs(flat))])
+
+
 def _solution_line(secrets):
     return sorted(secrets.lines)[0]
 
@@ -263,6 +276,8 @@ def _plant(kind, folder, secrets):
             " ".join("%.6g" % x for x in _hidden_run(secrets, arr))),
         "values rounded to 5 digits": lambda: (folder / "out.txt").write_text(
             repr([float(f"{x:.5g}") for x in _hidden_run(secrets, arr)])),
+        "a lone value at %.6g where hidden values are sparse": lambda: (folder / "out.txt").write_text(
+            f"loss {_sparse_hidden_text()}\n"),
         "float32 values as numpy prints them": lambda: (folder / "out.txt").write_text(
             str(_hidden_run(secrets, _hidden_float32_input()))),
         "solution line in highlighted HTML": lambda: (folder / "code.html").write_text(
@@ -288,6 +303,7 @@ PLANTED = {"name in a text file": NAME, "name in a .pyc": NAME, "value as text i
            "name in a .tar.xz": NAME, "solution line in a wheel in a .tar.xz": LINE,
            "values as numpy prints them (8 digits)": VALUE, "values at %.6g": VALUE,
            "values rounded to 5 digits": VALUE, "float32 values as numpy prints them": VALUE,
+           "a lone value at %.6g where hidden values are sparse": VALUE,
            "solution line in highlighted HTML": LINE, "solution line in a notebook's HTML export": LINE}
 
 
