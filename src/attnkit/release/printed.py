@@ -83,9 +83,10 @@ class Texts:
         parsed = {text: _parsed(text) for text in set(texts)}
         kept = [text for text in texts if parsed[text]]
         value = np.array([parsed[text][0] for text in kept], dtype=np.float64)
-        cell = 10.0 ** np.array([parsed[text][1] for text in kept], dtype=np.float64)
-        half = cell * (0.5 + 1e-9)  # the edges too: a printer rounds a tie either way
-        return cls(kept, value - half, value + half, cell)
+        with np.errstate(over="ignore", invalid="ignore"):  # "1.23456e999": an infinite cell, which holds no value
+            cell = 10.0 ** np.array([parsed[text][1] for text in kept], dtype=np.float64)
+            half = cell * (0.5 + 1e-9)  # the edges too: a printer rounds a tie either way
+            return cls(kept, value - half, value + half, cell)
 
 
 def _parsed(text):
