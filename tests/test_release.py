@@ -5,14 +5,19 @@ makes a virtualenv there with the system's python3 (no attnkit in it), installs 
 runtime with pip, and runs `pytest exercises` with a bare environment, as a student would.
 """
 import ast
+import bz2
+import gzip
 import inspect
+import io
 import json
+import lzma
 import os
 import py_compile
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 
 import numpy as np
@@ -20,8 +25,8 @@ import pytest
 
 from attnkit import checks, cli, lessons, manifest, mistakes, stubs
 from attnkit.cases import cases_for, hidden_concepts
-from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
-from attnkit.release import leaks
+from attnkit.paths import HIDDEN_CASES_DIR, LESSONS_DIR, SOLUTIONS_DIR
+from attnkit.release import leaks, members
 from test_case_meaning import WARNING, hiding_softmax_source
 
 N_PUBLIC = len(cases_for(visibility="public"))
@@ -138,16 +143,21 @@ def test_leak_check_finds_nothing_in_a_release(release_dir, secrets):
     assert cli.main(["release", "--check", str(release_dir)]) == 0
 
 
-def _hidden_array():
-    """A float64 array of a hidden case, with values no public case holds."""
-    for case in cases_for(visibility="hidden"):
+def _float64_result(visibility):
+    """A float64 array a case of `visibility` gives, of 4 values or more, all finite."""
+    for case in cases_for(visibility=visibility):
         calls = case.build_calls()
         for out in checks.expected_outputs(case, calls) or []:
             for value in out.values():
                 arr = np.asarray(value)
                 if arr.dtype == np.float64 and arr.size >= 4 and np.isfinite(arr).all():
                     return case, arr
-    raise AssertionError("no hidden case with a float64 result")
+    raise AssertionError(f"no {visibility} case with a float64 result")
+
+
+def _hidden_array():
+    """A float64 array of a hidden case, with values no public case holds."""
+    return _float64_result("hidden")
 
 
 def _hidden_float32_input():
@@ -160,45 +170,218 @@ def _hidden_float32_input():
     raise AssertionError("no hidden case with a float32 input")
 
 
+def _hidden_run(secrets, arr, n=6):
+    """`n` neighbouring values of the hidden array `arr` (of its dtype), each one hidden and not public."""
+    flat = arr.ravel()
+    hidden = [secrets.hidden_number(repr(x).encode()) for x in flat.tolist()]
+    start = next(i for i in range(flat.size - n) if all(hidden[i:i + n]))
+    return flat[start:start + n]
+
+
+def _sparse_hidden_text(digits=6):
+    """The float64 hidden value of largest magnitude (where hidden values are few) rounded to `digits`
+    significant digits."""
+    values = []
+    for case in cases_for(visibility="hidden"):
+        calls = case.build_calls()
+        values += [v for kwargs in calls for v in kwargs.values()]
+        values += [v for out in checks.expected_outputs(case, calls) or [] for v in out.values()]
+    flat = np.concatenate([a.ravel() for a in map(np.asarray, values) if a.dtype == np.float64])
+    flat = flat[np.isfinite(flat)]
+    return "%.*g" % (digits, flat[np.argmax(np.abs(flat))])
+
+
 def _solution_line(secrets):
     return sorted(secrets.lines)[0]
 
 
+def _solution_source(secrets):
+    return f"def f():\n    {_solution_line(secrets)}\n"
+
+
+def _solution_file():
+    """A solution file's text, as bytes: long enough that a compressor does not store it as it is."""
+    return (SOLUTIONS_DIR / manifest.steps()[0].filename).read_bytes()
+
+
+def _tar(path, mode, files):
+    """A tar archive at `path` (mode "w", "w:gz", "w:xz") holding `files` {name: bytes}."""
+    with tarfile.open(path, mode) as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+def _zip_bytes(files):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _highlighted_html(source):
+    """`source` as pygments writes it in HTML (what nbconvert's and Sphinx's HTML exports hold)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+    return highlight(source, PythonLexer(), HtmlFormatter())
+
+
+def _notebook_html(source):
+    """A notebook holding `source` in a code cell, exported by nbconvert to HTML."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    return HTMLExporter().from_notebook_node(notebook)[0]
+
+
+LINE, NAME, VALUE, BYTES, LINK = "solution line", "hidden case name", "hidden value", "hidden value bytes", "symbolic link"
+
+
 def _plant(kind, folder, secrets):
+    """Plant one leak of `kind` (a key of PLANTED) in `folder`."""
     case, arr = _hidden_array()
     hidden_value = next(x for x in arr.ravel().tolist() if secrets.hidden_number(repr(x).encode()))
-    if kind == "name in a text file":
-        (folder / "notes.md").write_text(f"see {case.name}\n")
-    elif kind == "name in a .pyc":
-        source = folder / "helper.py"
-        source.write_text(f"CASE = {case.name!r}\n")
-        py_compile.compile(str(source), cfile=str(folder / "helper.cpython-311.pyc"))
-        source.unlink()
-    elif kind == "value as text in a notebook":
-        (folder / "work.ipynb").write_text('{"cells": [{"source": ["x = %r"]}]}' % hidden_value)
-    elif kind == "raw float bytes in an .npz":
-        np.savez_compressed(folder / "cache.npz", a=np.concatenate([[1.0], arr.ravel()]))
-    elif kind == "float32 bytes at an odd offset":
-        (folder / "blob.bin").write_bytes(b"\x00\x01\x02" + _hidden_float32_input().tobytes())
-    elif kind == "solution line in a wheel":
-        with zipfile.ZipFile(folder / "extra-0.1-py3-none-any.whl", "w") as wheel:
-            wheel.writestr("extra/code.py", f"def f():\n    {_solution_line(secrets)}\n")
-    return {"name in a text file": "hidden case name", "name in a .pyc": "hidden case name",
-            "value as text in a notebook": "hidden value", "raw float bytes in an .npz": "hidden value bytes",
-            "float32 bytes at an odd offset": "hidden value bytes",
-            "solution line in a wheel": "solution line"}[kind]
+    name = f"see {case.name}\n".encode()
+    step = manifest.steps()[0]
+    plants = {
+        "name in a text file": lambda: (folder / "notes.md").write_bytes(name),
+        "name in a .pyc": lambda: _pyc(folder, case.name),
+        "value as text in a notebook": lambda: (folder / "work.ipynb").write_text(
+            '{"cells": [{"source": ["x = %r"]}]}' % hidden_value),
+        "raw float bytes in an .npz": lambda: np.savez_compressed(folder / "cache.npz",
+                                                                  a=np.concatenate([[1.0], arr.ravel()])),
+        "float32 bytes at an odd offset": lambda: (folder / "blob.bin").write_bytes(
+            b"\x00\x01\x02" + _hidden_float32_input().tobytes()),
+        "solution line in a wheel": lambda: (folder / "extra-0.1-py3-none-any.whl").write_bytes(
+            _zip_bytes({"extra/code.py": _solution_source(secrets)})),
+        "link to a solution file": lambda: os.symlink(SOLUTIONS_DIR / step.filename, folder / "reference.py"),
+        "link to a hidden case file": lambda: os.symlink(HIDDEN_CASES_DIR / f"{step.module}.yaml", folder / "cases.yaml"),
+        "link to the solutions folder": lambda: os.symlink(SOLUTIONS_DIR, folder / "more"),
+        "name in a .gz": lambda: (folder / "notes.md.gz").write_bytes(gzip.compress(name)),
+        "raw float bytes in a .bz2": lambda: (folder / "cache.bin.bz2").write_bytes(bz2.compress(arr.tobytes())),
+        "solution line in an .xz": lambda: (folder / "code.py.xz").write_bytes(
+            lzma.compress(_solution_file())),
+        "name in a .tar": lambda: _tar(folder / "notes.tar", "w", {"notes.md": name}),
+        "solution line in a .tar.gz": lambda: _tar(folder / "code.tar.gz", "w:gz",
+                                                   {"code.py": _solution_file()}),
+        "name in a .tar.xz": lambda: _tar(folder / "notes.tar.xz", "w:xz", {"notes.md": name}),
+        "solution line in a wheel in a .tar.xz": lambda: _tar(folder / "dist.tar.xz", "w:xz", {
+            "dist/extra-0.1-py3-none-any.whl": _zip_bytes({"extra/code.py": _solution_file()})}),
+        "values as numpy prints them (8 digits)": lambda: (folder / "out.txt").write_text(
+            str(_hidden_run(secrets, arr))),
+        "values at %.6g": lambda: (folder / "out.txt").write_text(
+            " ".join("%.6g" % x for x in _hidden_run(secrets, arr))),
+        "values rounded to 5 digits": lambda: (folder / "out.txt").write_text(
+            repr([float(f"{x:.5g}") for x in _hidden_run(secrets, arr)])),
+        "a lone value at %.6g where hidden values are sparse": lambda: (folder / "out.txt").write_text(
+            f"loss {_sparse_hidden_text()}\n"),
+        "float32 values as numpy prints them": lambda: (folder / "out.txt").write_text(
+            str(_hidden_run(secrets, _hidden_float32_input()))),
+        "solution line in highlighted HTML": lambda: (folder / "code.html").write_text(
+            _highlighted_html(_solution_source(secrets))),
+        "solution line in a notebook's HTML export": lambda: (folder / "work.html").write_text(
+            _notebook_html(_solution_source(secrets))),
+    }
+    plants[kind]()
 
 
-@pytest.mark.parametrize("kind", ["name in a text file", "name in a .pyc", "value as text in a notebook",
-                                  "raw float bytes in an .npz", "float32 bytes at an odd offset",
-                                  "solution line in a wheel"])
-def test_leak_check_finds_a_planted_leak(kind, release_dir, secrets, tmp_path):
+def _pyc(folder, case_name):
+    source = folder / "helper.py"
+    source.write_text(f"CASE = {case_name!r}\n")
+    py_compile.compile(str(source), cfile=str(folder / "helper.cpython-311.pyc"))
+    source.unlink()
+
+
+PLANTED = {"name in a text file": NAME, "name in a .pyc": NAME, "value as text in a notebook": VALUE,
+           "raw float bytes in an .npz": BYTES, "float32 bytes at an odd offset": BYTES,
+           "solution line in a wheel": LINE, "link to a solution file": LINK, "link to a hidden case file": LINK,
+           "link to the solutions folder": LINK, "name in a .gz": NAME, "raw float bytes in a .bz2": BYTES,
+           "solution line in an .xz": LINE, "name in a .tar": NAME, "solution line in a .tar.gz": LINE,
+           "name in a .tar.xz": NAME, "solution line in a wheel in a .tar.xz": LINE,
+           "values as numpy prints them (8 digits)": VALUE, "values at %.6g": VALUE,
+           "values rounded to 5 digits": VALUE, "float32 values as numpy prints them": VALUE,
+           "a lone value at %.6g where hidden values are sparse": VALUE,
+           "solution line in highlighted HTML": LINE, "solution line in a notebook's HTML export": LINE}
+
+
+@pytest.fixture
+def known_secrets(secrets, monkeypatch):
+    """The module's secrets, also for `attnkit release --check` (which would build them again, 10 s)."""
+    monkeypatch.setattr(leaks, "secrets", lambda: secrets)
+    return secrets
+
+
+@pytest.mark.parametrize("kind", PLANTED)
+def test_leak_check_finds_a_planted_leak(kind, known_secrets, tmp_path):
+    """One leak planted in a folder of its own (the release itself is clean, see above: each scan of it takes
+    seconds)."""
+    secrets = known_secrets
+    folder = tmp_path / "release"
+    (folder / "exercises").mkdir(parents=True)
+    _plant(kind, folder / "exercises", secrets)
+    found = leaks.scan(folder, secrets)
+    assert found and {f.kind for f in found} == {PLANTED[kind]}, [str(f) for f in found]
+    assert cli.main(["release", "--check", str(folder)]) == 1
+
+
+def test_leak_check_says_a_link_is_refused_not_followed(known_secrets, tmp_path, capsys):
+    folder = tmp_path / "release"
+    folder.mkdir()
+    os.symlink("/etc/hostname", folder / "README.txt")
+    assert cli.main(["release", "--check", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "README.txt: symbolic link: -> /etc/hostname (symbolic links are refused, not followed" in out
+    assert "symbolic links are refused" in out
+
+
+def _bomb(path, depth):
+    """A zip holding a zip … `depth` levels deep, the innermost holding one small file."""
+    data = b"nothing here\n"
+    for level in range(depth):
+        data = _zip_bytes({f"level{level}.zip" if level else "notes.md": data})
+    path.write_bytes(data)
+
+
+@pytest.mark.parametrize("plant, why", [
+    (lambda folder: (folder / "zeros.gz").write_bytes(gzip.compress(bytes(members.MAX_EXPANDED + 1), 1)),
+     "expands to more than"),
+    (lambda folder: _bomb(folder / "nested.zip", members.MAX_DEPTH + 2), "nested more than"),
+    (lambda folder: (folder / "cut.tar.gz").write_bytes(gzip.compress(np.random.default_rng(0).bytes(10_000))[:100]),
+     "damaged"),
+])
+def test_leak_check_refuses_what_it_cannot_read_whole(plant, why, secrets, tmp_path):
+    """A zip bomb, archives nested too deep, a damaged archive: reported (exit 1), never passed or read on."""
+    folder = tmp_path / "release"
+    folder.mkdir()
+    plant(folder)
+    found = leaks.scan(folder, secrets)
+    assert [f.kind for f in found] == ["not read"] and why in found[0].what, [str(f) for f in found]
+
+
+def test_leak_check_takes_public_and_common_numbers_at_any_precision_for_what_they_are(secrets, tmp_path):
+    """Public values printed as numpy, %.6g or 5 digits do, constants, and numbers drawn at random are no leak."""
+    folder = tmp_path / "release"
+    folder.mkdir()
+    _, public = _float64_result("public")
+    draws = np.random.default_rng(16).standard_normal(300) * np.repeat([0.01, 0.1, 1.0], 100)
+    constants = [np.pi, np.e, np.sqrt(2), 1 / np.sqrt(2), 1 / np.sqrt(64), np.log(2), 1 / 3, 2 / 3, 0.1, 1e-5]
+    texts = [str(public[:50]), " ".join("%.6g" % x for x in public.ravel()[:50]),
+             repr([float(f"{x:.5g}") for x in public.ravel()[:50]]), str(public.astype(np.float32)[:50])]
+    texts += [" ".join(f"%.{k}g" % x for x in [*constants, *draws]) for k in range(5, 10)]
+    (folder / "notes.md").write_text("\n\n".join(texts))
+    assert leaks.scan(folder, secrets) == []
+
+
+def test_a_release_with_a_compressed_copy_of_itself_is_clean(release_dir, secrets, tmp_path):
+    """What instructors hand out as archives (zip -r, tar.xz of the release) holds no leak either."""
     folder = tmp_path / "release"
     shutil.copytree(release_dir, folder)
-    want = _plant(kind, folder / "exercises", secrets)
-    found = leaks.scan(folder, secrets)
-    assert found and {f.kind for f in found} == {want}, [str(f) for f in found]
-    assert cli.main(["release", "--check", str(folder)]) == 1
+    shutil.make_archive(str(tmp_path / "copy"), "xztar", release_dir)
+    shutil.move(tmp_path / "copy.tar.xz", folder / "copy.tar.xz")
+    assert leaks.scan(folder, secrets) == []
 
 
 def test_leak_check_takes_the_hidden_cases_from_the_kit_api(secrets):

@@ -6,7 +6,8 @@ def register(sub):
     p = sub.add_parser("release", help="write the student hand-out (stubs, public tests, runtime), or check one",
                        description="Write OUT: exercises/ (stubs and readable public tests), a runtime installable "
                                    "with `pip install .`, a README. With --check, scan an existing OUT (every file, "
-                                   "archives opened) for hidden cases and solution code. See docs/RELEASE.md.")
+                                   "archives and compressed files opened, symbolic links refused) for hidden cases "
+                                   "and solution code. See docs/RELEASE.md.")
     p.add_argument("directory", metavar="OUT", help="the release folder (created if needed)")
     p.add_argument("--check", action="store_true",
                    help="only scan OUT for leaks; exit 1 if any is found, 2 if the kit has no hidden case to look for")
@@ -28,6 +29,7 @@ def run(args):
             print(finding)
         print(f"attnkit release --check: {len(found)} leak(s) in {args.directory}" if found
               else f"attnkit release --check: no hidden case and no solution code in {args.directory}")
+        print(f"(every file read as bytes, archives and compressed files opened; {leaks.LINKS_REFUSED})")
         return 1 if found else 0
     try:
         written = release.write(args.directory, force=args.force)
