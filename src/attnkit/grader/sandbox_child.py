@@ -39,7 +39,7 @@ from .sandbox_mounts import FOLDERS, LIBC, cap_private_tmp
 from .sandbox_seccomp import load
 from .sandbox_wire import Reader, WireError, encode, plain_array, read_message
 
-PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
 MAX_WARNINGS = 5  # per call, sent back with its result
@@ -259,11 +259,12 @@ def become_submission(ctl, sock, out, err, work, limits, settings):
         os.setgroups([])
         os.setresgid(settings["gid"], settings["gid"], settings["gid"])
         os.setresuid(settings["uid"], settings["uid"], settings["uid"])
+    LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if settings["child"] is not None:
-        load(settings["child"])  # last: sets no_new_privs too
+        load(settings["child"])
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
