@@ -18,6 +18,7 @@ python: this module imports only the standard library.
 """
 import ctypes
 import errno
+import tempfile
 
 CLONE_NEWUSER, CLONE_THREAD = 0x10000000, 0x00010000
 SCMP_ACT_ALLOW = 0x7FFF0000
@@ -58,7 +59,6 @@ def _flag_is(flag, value):
 
 def _program(lib, rules):
     """The BPF program (bytes) allowing every call but `rules`: ((name, errno, condition or None), …)."""
-    import tempfile
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not ctx:
         raise OSError("seccomp_init failed")
