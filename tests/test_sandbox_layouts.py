@@ -125,7 +125,7 @@ def _graded_in_docker_layout(layout, drop):
                           venv_python=sys.executable,
                           python=os.path.realpath(sys.executable), prefix=" ".join(DROPPED) if drop else "")
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
-                          env={**os.environ, "LAYOUT": layout, "DRIVER": DRIVER}, capture_output=True, text=True,
+                          env={**{k: v for k, v in os.environ.items() if k != "ATTNKIT_ROOT"}, "LAYOUT": layout, "DRIVER": DRIVER}, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
