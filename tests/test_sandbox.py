@@ -154,6 +154,23 @@ def test_concurrent_submissions_from_threads():
     assert len(runs) == 4
 
 
+def test_a_zygote_outlives_the_thread_that_started_it(monkeypatch):
+    # batch workers come and go; a zygote one of them started serves the next (it ends with its control socket)
+    import subprocess
+    from attnkit.grader.sandbox_zygote import ZygotePool
+    pool = ZygotePool()
+    monkeypatch.setattr(sandbox, "_POOL", pool)
+    thread = threading.Thread(target=run_submission, args=(reference_sources(), JOBS[:1]))
+    thread.start()
+    thread.join()
+    zygote = pool._idle[0]
+    with pytest.raises(subprocess.TimeoutExpired):
+        zygote.proc.wait(1.0)  # still running a second after its thread ended
+    assert_correct(run_submission(reference_sources(), JOBS), others())
+    assert pool._idle == [zygote]
+    pool.close()
+
+
 def test_barrier_is_described():
     text = sandbox.barrier_description()
     assert text

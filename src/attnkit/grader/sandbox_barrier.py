@@ -10,7 +10,11 @@ namespaces: the new root holds only
 
 so no checkout, .git, kit package, other submission, home folder or program (git) of the host is in
 it, wherever the kit is installed. The zygote runs as uid 65534 inside, PID 1 of its namespace, and
-keeps CAP_SYS_ADMIN of its own user namespace only until it has mounted the capped tmpfs.
+keeps CAP_SYS_ADMIN of its own user namespace only until it has mounted the capped tmpfs. No
+--die-with-parent: it would tie the sandbox to the grader's thread that started it (the kernel's
+parent-death signal follows a thread), and batch workers end while their zygotes serve on; the
+zygote ends instead when its control socket closes (the grader closed it or died), and its PID
+namespace, every child in it, with it.
 """
 import os
 import shutil
@@ -89,7 +93,7 @@ def command(python_args):
     """The bwrap command that runs `python_args` (an absolute python and its arguments) behind the barrier."""
     folders, files, hidden = allow_list()
     args = [bwrap(), "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-            "--hostname", "sandbox", "--die-with-parent", "--as-pid-1", "--new-session",
+            "--hostname", "sandbox", "--as-pid-1", "--new-session",
             "--cap-add", "CAP_SYS_ADMIN", "--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--dir", "/dev/shm"]
     inside = [p for p in folders + files if any(p.startswith(h + "/") for h in hidden)]  # numpy in python's lib
     for path in folders + files:

@@ -247,7 +247,7 @@ class Zygote:
     def close(self):
         self.ctl.close()
         if self.proc.poll() is None:
-            self.proc.kill()  # bwrap --die-with-parent takes the zygote, and its PID namespace, down with it
+            self.proc.kill()  # bwrap; the zygote reads the end of its control socket and ends, its PID namespace with it
         self.proc.wait()
         self._log.close()
         if self._uid_lock is not None:
