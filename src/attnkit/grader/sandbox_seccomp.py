@@ -96,11 +96,13 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # once, in the zygote: a forked child then only calls prctl (~0.4 ms less)
+
+
 def load(program):
     """Load a BPF `program` from programs() into this process (and all it forks), no_new_privs first."""
-    libc = ctypes.CDLL(None, use_errno=True)
     for args in ((PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
                                                      ctypes.byref(_Program(len(program) // 8, program)), 0, 0)):
-        if libc.prctl(*args) != 0:
+        if _LIBC.prctl(*args) != 0:
             code = ctypes.get_errno()
             raise OSError(code, f"loading the seccomp filter: {errno.errorcode.get(code, code)}")
