@@ -154,6 +154,23 @@ def test_concurrent_submissions_from_threads():
     assert len(runs) == 4
 
 
+def test_a_zygote_outlives_the_thread_that_started_it(monkeypatch):
+    # batch workers come and go; a zygote one of them started serves the next (it ends with its control socket)
+    import subprocess
+    from attnkit.grader.sandbox_zygote import ZygotePool
+    pool = ZygotePool()
+    monkeypatch.setattr(sandbox, "_POOL", pool)
+    thread = threading.Thread(target=run_submission, args=(reference_sources(), JOBS[:1]))
+    thread.start()
+    thread.join()
+    zygote = pool._idle[0]
+    with pytest.raises(subprocess.TimeoutExpired):
+        zygote.proc.wait(1.0)  # still running a second after its thread ended
+    assert_correct(run_submission(reference_sources(), JOBS), others())
+    assert pool._idle == [zygote]
+    pool.close()
+
+
 def test_barrier_is_described():
     text = sandbox.barrier_description()
     assert text
@@ -217,20 +234,25 @@ def test_a_file_that_cannot_be_imported_costs_only_its_step(code, status, says):
     assert_correct(run, others("raw_scores", "scale"))
 
 
-def test_processes_the_submission_starts_are_killed():
+def test_a_submission_cannot_start_a_process():
     code = """
 def softmax(S):
     import os, subprocess
-    subprocess.Popen(["sleep", "4242"])
-    os.system("setsid sleep 4243 &")
-    if os.fork() == 0:
-        os.setsid()
-        os.execvp("sleep", ["sleep", "4244"])
+    refused = []
+    for start in (lambda: subprocess.Popen(["sleep", "4242"]), os.fork,
+                  lambda: os.posix_spawn("/bin/sleep", ["sleep", "4243"], {})):
+        try:
+            refused.append(start() == 0 and os._exit(0))
+        except PermissionError:
+            refused.append("refused")
+    refused.append("refused" if os.system("setsid sleep 4244 &") else "ran")  # 127: the shell never started
+    print("STARTED", refused)
     return _reference_softmax(S)
 """
     sources = with_code("step4_softmax", "_reference_softmax = softmax\n" + code)
     run = run_submission(sources, JOBS, FAST)
     assert_correct(run, others())
+    assert "STARTED ['refused', 'refused', 'refused', 'refused']" in run.stdout, run.stdout
     assert live_cmdlines("sleep 424") == []
 
 
@@ -245,7 +267,7 @@ def test_files_left_in_tmp_do_not_reach_the_next_submission():
     assert "left-behind" not in run.stdout and "LEFT" in run.stdout
 
 
-def test_a_fork_bomb_is_capped_and_cleaned_up():
+def test_a_fork_bomb_costs_only_its_own_calls():
     code = """
 def softmax(S):
     import os, time
@@ -255,7 +277,8 @@ def softmax(S):
             os._exit(0)
 """
     run = run_submission(with_code("step4_softmax", code), JOBS, Limits(call_seconds=0.5))
-    assert run.results["softmax#0"].status in ("error", "timeout")  # fork fails (RLIMIT_NPROC) or time runs out
+    got = run.results["softmax#0"]
+    assert (got.status, got.exc_type) == ("error", "PermissionError"), got  # the first fork is refused
     assert_correct(run, others("softmax#0", "softmax#1"))
 
 
@@ -497,16 +520,16 @@ def no_barrier(monkeypatch):
     pool.close()
 
 
-def test_without_the_barrier_crashes_hangs_and_stray_processes_are_still_handled(no_barrier):
-    # posix_spawn, not subprocess: as root the code runs as nobody, who may not reach python's own
-    # folder to import a module the zygote has not loaded (a python under /root, as on a dev machine)
+def test_without_the_barrier_crashes_hangs_and_processes_are_still_handled(no_barrier):
     code = """
 import os
 _reference_softmax = softmax
 def softmax(S):
     if S.shape[0] == 1:
-        os.posix_spawn("/bin/sleep", ["sleep", "4245"], dict(os.environ))
-        os.system("setsid sleep 4246 &")
+        try:
+            os.posix_spawn("/bin/sleep", ["sleep", "4245"], dict(os.environ))
+        except PermissionError:
+            print("SPAWN refused")
         return _reference_softmax(S)
     os._exit(5)
 
@@ -521,11 +544,11 @@ def weighted_sum(P, V):
     assert run.results["softmax#1"].status == "crashed" and "exit code 5" in run.results["softmax#1"].error
     assert run.results["weighted_sum"].status == "timeout"
     assert_correct(run, others("softmax#1", "weighted_sum"))
-    assert live_cmdlines("sleep 424") == []
+    assert "SPAWN refused" in run.stdout and live_cmdlines("sleep 424") == []
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can run learner code as another user")
-def test_without_the_barrier_root_still_runs_learner_code_as_nobody(no_barrier, tmp_path):
+def test_without_the_barrier_root_runs_learner_code_under_a_uid_of_its_own(no_barrier, tmp_path):
     secret = tmp_path / "secret.txt"  # root-only, as the Gradescope bundle leaves its secrets
     secret.write_text("hidden")
     secret.chmod(0o600)
@@ -542,7 +565,19 @@ def softmax(S):
     run = run_submission(with_code("step4_softmax", code), JOBS, allow_no_barrier=True)
     assert run.isolation.startswith("none: switched off by the test")
     assert_correct(run, others())
-    assert "SPY read" not in run.stdout and "SPY denied PermissionError uid 65534" in run.stdout
+    assert "SPY read" not in run.stdout and "SPY denied PermissionError uid 64000" in run.stdout
+    assert "uid of its own" in run.isolation
+
+
+def test_when_bubblewrap_cannot_build_the_sandbox_the_grader_refuses_and_says_why(monkeypatch):
+    from attnkit.grader import sandbox_barrier, sandbox_zygote
+    monkeypatch.setattr(sandbox_barrier, "bwrap", lambda: "/bin/false")  # as bwrap exits where user namespaces are denied
+    pool = sandbox_zygote.ZygotePool()
+    monkeypatch.setattr(sandbox, "_POOL", pool)
+    with pytest.raises(sandbox.BarrierUnavailable, match="bubblewrap could not build the sandbox"):
+        sandbox.barrier_description()
+    assert sandbox.barrier_description(allow_no_barrier=True).startswith("none: bubblewrap could not build")
+    pool.close()
 
 
 def test_without_the_barrier_the_sandbox_refuses_unless_allowed(no_barrier, tmp_path):

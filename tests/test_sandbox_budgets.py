@@ -97,3 +97,40 @@ def test_the_budgets_are_options_of_grade(tmp_path):
     tests = json.loads(done.stdout)["tests"]
     assert sum(BUDGET_SPENT in t["output"] for t in tests) >= len(tests) - 2
     assert np.isclose(sum(t["score"] for t in tests), json.loads(done.stdout)["score"])
+
+
+EIGHT_CHILDREN = """
+import ctypes, os, subprocess, time
+import numpy as np
+def softmax(S):
+    held, refused = [], []
+    for k in range(8):  # each would hold 300 MB: 2.4 GB together, past the submission's 1 GB
+        try:
+            pid = os.fork()
+        except OSError as err:
+            refused.append(err.strerror)
+            continue
+        if pid == 0:
+            block = np.ones(300 << 17)  # 300 MB
+            time.sleep(5)
+            os._exit(0)
+        held.append(pid)
+    for start in (lambda: subprocess.Popen(["/bin/true"]), lambda: os.posix_spawn("/bin/true", ["true"], {})):
+        try:
+            start()
+            refused.append("started")
+        except OSError as err:
+            refused.append(err.strerror)
+    libc = ctypes.CDLL(None, use_errno=True)
+    outside = {"shmget": libc.shmget(0, 300 << 20, 0o1600), "memfd": libc.memfd_create(b"x", 0)}
+    print("HELD", held, "REFUSED", refused, "OUTSIDE", outside)
+    return np.zeros_like(S)
+"""
+
+
+def test_one_submission_is_one_process_so_its_memory_budget_covers_all_it_holds():
+    run = run_submission(with_code("step4_softmax", EIGHT_CHILDREN), JOBS[5:6], Limits(call_seconds=10.0))
+    line = next(line for line in run.stdout.splitlines() if line.startswith("HELD"))
+    assert line.startswith("HELD [] REFUSED ['Operation not permitted'"), line
+    assert "started" not in line and "'shmget': -1, 'memfd': -1" in line, line  # no memory beside RLIMIT_AS
+    assert run.results["softmax#0"].status == "ok"

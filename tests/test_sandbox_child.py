@@ -62,10 +62,27 @@ def _in_a_forked_process(check):
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def test_the_seccomp_filter_denies_user_namespaces_and_nothing_else():
+def _started_a_thread():
+    import threading
+    done = []
+    thread = threading.Thread(target=done.append, args=(1,))  # clone3 -> ENOSYS -> clone with CLONE_THREAD
+    thread.start()
+    thread.join()
+    return done == [1]
+
+
+@pytest.fixture(scope="module")
+def programs():
+    try:
+        return sandbox_seccomp.programs()
+    except OSError:
+        pytest.skip("libseccomp.so.2 is not installed here")
+
+
+def test_the_zygote_filter_denies_user_namespaces_and_nothing_else(programs):
     def check():
         libc = ctypes.CDLL(None, use_errno=True)
-        sandbox_seccomp.deny_user_namespaces()
+        sandbox_seccomp.load(programs["zygote"])
         if libc.unshare(CLONE_NEWUSER) != -1 or ctypes.get_errno() != 1:  # EPERM
             return 1
         pid = os.fork()  # clone without the flag still works
@@ -73,15 +90,25 @@ def test_the_seccomp_filter_denies_user_namespaces_and_nothing_else():
             os._exit(0)
         if os.waitpid(pid, 0)[1] != 0:
             return 2
-        import threading
-        done = []
-        thread = threading.Thread(target=done.append, args=(1,))  # clone3 -> ENOSYS -> clone
-        thread.start()
-        thread.join()
-        return 0 if done == [1] else 3
+        return 0 if _started_a_thread() else 3
 
-    try:
-        sandbox_seccomp._library()
-    except OSError:
-        pytest.skip("libseccomp.so.2 is not installed here")
+    assert _in_a_forked_process(check) == 0
+
+
+def test_the_child_filter_denies_processes_signals_tracing_and_memory_outside_the_address_space(programs):
+    def check():
+        libc = ctypes.CDLL(None, use_errno=True)
+        sandbox_seccomp.load(programs["zygote"])
+        sandbox_seccomp.load(programs["child"])
+        denied = [libc.shmget(0, 1 << 20, 0o1600), libc.memfd_create(b"x", 0), libc.kill(os.getppid(), 0),
+                  libc.ptrace(16, os.getppid(), 0, 0), libc.syscall(57)]  # 57: fork
+        if denied != [-1] * 5 or ctypes.get_errno() != 1:
+            return 1
+        try:
+            os.fork()
+            return 2
+        except PermissionError:
+            pass
+        return 0 if _started_a_thread() else 3
+
     assert _in_a_forked_process(check) == 0

@@ -1,9 +1,10 @@
-"""Issue 7 class 3: when the barrier cannot be built, `attnkit grade` refuses to run learner code
-(and says why and what to do) unless told `--allow-no-barrier`; even then, as root it runs learner
-code as `nobody`, never as uid 0. The isolation used is in every output: --json rows, CSV, Gradescope.
+"""Issue 7 class 3: when the barrier cannot be built (here: no bubblewrap on the PATH), `attnkit
+grade` refuses to run learner code (and says why and what to do) unless told `--allow-no-barrier`;
+even then, as root it runs learner code under a uid of its own, never as uid 0. The isolation used
+is in every output: --json rows, CSV, Gradescope.
 
 Each case runs the real command in a subprocess, as root and with CAP_SYS_ADMIN dropped from its
-bounding set (what a default Docker container gives: root without the right to build namespaces).
+bounding set (what a default Docker container gives): bubblewrap builds the barrier in both.
 """
 import csv
 import json
@@ -19,7 +20,8 @@ from attnkit.paths import ROOT
 
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the case is root with or without CAP_SYS_ADMIN")
 SETPRIV = shutil.which("setpriv")
-DROPPED = ["setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"]
+DROPPED = [SETPRIV, "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"]  # by its path: PATH may change
+NO_BWRAP = {**os.environ, "PATH": "/nonexistent"}  # the grader finds bubblewrap on its PATH
 PRIVILEGES = pytest.mark.parametrize("drop", [
     pytest.param(False, id="root"),
     pytest.param(True, id="no-CAP_SYS_ADMIN", marks=pytest.mark.skipif(
@@ -57,38 +59,39 @@ def intruder(tmp_path):
     return folder, marker
 
 
-def grade_cli(*args, drop):
+def grade_cli(*args, drop, env=None):
     prefix = DROPPED if drop else []
-    return subprocess.run([*prefix, sys.executable, "-m", "attnkit.cli", "grade", *args], cwd=ROOT,
+    return subprocess.run([*prefix, sys.executable, "-m", "attnkit.cli", "grade", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 
 
 @AS_ROOT
-def test_without_cap_sys_admin_the_grader_refuses_and_runs_no_learner_code(tmp_path):
-    if SETPRIV is None:
-        pytest.skip("util-linux setpriv is not installed: cannot drop CAP_SYS_ADMIN")
+@PRIVILEGES
+def test_without_bubblewrap_the_grader_refuses_and_runs_no_learner_code(tmp_path, drop):
     folder, marker = intruder(tmp_path)
-    done = grade_cli(folder, "--json", "--csv", str(tmp_path / "grades.csv"), drop=True)
+    done = grade_cli(folder, "--json", "--csv", str(tmp_path / "grades.csv"), drop=drop, env=NO_BWRAP)
     assert done.returncode == 3, (done.returncode, done.stderr)
-    assert "--allow-no-barrier" in done.stderr and "CAP_SYS_ADMIN" in done.stderr, done.stderr
+    assert "--allow-no-barrier" in done.stderr and "bubblewrap" in done.stderr, done.stderr
     assert done.stdout == "" and not marker.exists()
     assert not (tmp_path / "grades.csv").exists()
 
 
 @AS_ROOT
 @PRIVILEGES
-def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_root(tmp_path, drop):
+@pytest.mark.parametrize("barrier", [True, False], ids=["barrier", "no-barrier"])
+def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_root(tmp_path, drop, barrier):
     folder, marker = intruder(tmp_path)
     out = tmp_path / "out"
     args = [folder, "--json", "--csv", str(out / "grades.csv"), "--gradescope", str(out / "results.json")]
-    done = grade_cli(*args, *(["--allow-no-barrier"] if drop else []), drop=drop)
+    done = grade_cli(*args, *([] if barrier else ["--allow-no-barrier"]), drop=drop,
+                     env=None if barrier else NO_BWRAP)
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)
     isolation = row["isolation"]
-    if drop:
-        assert isolation.startswith("none:") and "uid 65534" in isolation and "CAP_SYS_ADMIN" in isolation
+    if barrier:
+        assert isolation.startswith("bubblewrap: a private root filesystem"), isolation
     else:
-        assert isolation.startswith("private root filesystem"), isolation
+        assert isolation.startswith("none:") and "bubblewrap" in isolation and "uid of its own" in isolation
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         assert [r["isolation"] for r in csv.DictReader(f)] == [isolation]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -98,7 +101,7 @@ def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_ro
     assert learner["status"] == "passed"
     stdout = done.stdout + (out / "results.json").read_text(encoding="utf-8")
     printed = next(t["output"] for t in results["tests"] if "score" not in t)  # what the learner's code printed
-    assert "'uid': 65534" in printed and "'uid': 0" not in stdout
+    assert f"'uid': {65534 if barrier else 64000}" in printed and "'uid': 0" not in stdout
     assert "'userns': -1" in printed  # seccomp holds in both tiers
     assert "root:" not in stdout and "BEGIN SOLUTION" not in stdout
     assert not marker.exists()
@@ -106,16 +109,19 @@ def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_ro
 
 @pytest.mark.skipif(SETPRIV is None, reason="util-linux setpriv is not installed: cannot change user")
 @AS_ROOT
-def test_a_grader_that_is_not_root_refuses_too(tmp_path):
+def test_a_grader_that_is_not_root_builds_the_barrier_too_and_refuses_without_it(tmp_path):
     python = os.path.realpath(sys.executable)
-    probe = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c",
-                            "import attnkit"], cwd="/", capture_output=True, env={"PATH": os.environ["PATH"]})
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run([*as_nobody, python, "-c", "import attnkit"], cwd="/", capture_output=True,
+                           env={"PATH": os.environ["PATH"]})
     if probe.returncode != 0:
         pytest.skip("user nobody cannot run this python or read the kit here (e.g. under /root)")
     folder, marker = intruder(tmp_path)
     os.chmod(tmp_path, 0o755)
-    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
-                           "attnkit.cli", "grade", folder, "--json"], cwd="/", capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 3 and "not run as root" in done.stderr and "--allow-no-barrier" in done.stderr
+    command = [*as_nobody, sys.executable, "-m", "attnkit.cli", "grade", folder, "--json"]
+    built = subprocess.run(command, cwd="/", capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0 and json.loads(built.stdout)["isolation"].startswith("bubblewrap:"), built.stderr
+    refused = subprocess.run([SETPRIV, *command[1:]], cwd="/", capture_output=True, text=True, timeout=300,
+                             env=NO_BWRAP)
+    assert refused.returncode == 3 and "bubblewrap" in refused.stderr and "--allow-no-barrier" in refused.stderr
     assert not marker.exists()

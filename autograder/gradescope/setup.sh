@@ -8,8 +8,8 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 VENV="$ROOT/venv"
 
-if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
-    apt-get update -qq && apt-get install -y -qq python3 python3-venv
+if ! python3 -c "import ensurepip, venv" 2>/dev/null || ! command -v bwrap >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq python3 python3-venv bubblewrap  # bwrap: the sandbox's barrier
 fi
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$SOURCE"/attnkit-*.whl

@@ -42,8 +42,8 @@ def register(sub):
                    help="budget of array bytes a submission's calls may return in all; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_result_bytes})")
     p.add_argument("--allow-no-barrier", action="store_true",
-                   help="grade even where learner code cannot be isolated (not root, no CAP_SYS_ADMIN, no "
-                        "unshare): it could then read the hidden cases and solutions")
+                   help="grade even where learner code cannot be isolated (no bubblewrap, user namespaces "
+                        "denied): it could then read the hidden cases and solutions")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
     add_lang_option(p, "the learner's feedback (--feedback, --gradescope output, the tests' messages)")
     p.set_defaults(func=run)
@@ -85,8 +85,8 @@ def run(args):
         isolation = barrier_description(args.allow_no_barrier)
     except BarrierUnavailable as why:
         print(f"attnkit grade: refusing to run learner code without isolation: {why}.\n"
-              "  Run the grader as root with CAP_SYS_ADMIN and util-linux `unshare` and libseccomp2 installed "
-              "(in Docker: --cap-add SYS_ADMIN, or a VM),\n  or pass --allow-no-barrier to grade anyway: learner "
+              "  Install bubblewrap and libseccomp2 (apt-get install bubblewrap libseccomp2) where user namespaces "
+              "are allowed (in Docker: a seccomp profile that allows them, or a VM),\n  or pass --allow-no-barrier to grade anyway: learner "
               "code could then read the hidden cases and solutions.", file=sys.stderr)
         return 3
     except ZygoteError as err:

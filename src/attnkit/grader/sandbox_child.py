@@ -2,22 +2,24 @@
 
 Runs in a separate `python -I -S -B` that never imports attnkit: sandbox_zygote starts it with a
 fixed bootstrap on its command line and sends, over the control socket (its stdin), its settings
-and the source of this module and of the ones it imports (sandbox_wire, sandbox_barrier,
+and the source of this module and of the ones it imports (sandbox_wire, sandbox_mounts,
 sandbox_seccomp), which the bootstrap runs as the package `sandbox` whose only modules they are.
 No path of the kit is on its command line, its sys.path or its modules' names. Tests import this
 module as attnkit.grader.sandbox_child.
 
-The zygote (with the barrier: PID 1 of its own PID, mount, IPC, UTS and network namespaces, still
-root) swaps in a minimal root filesystem without the kit, denies user namespaces (seccomp), warms
+The zygote (with the barrier: inside bubblewrap's allow-list root, uid 65534 and PID 1 of its own
+namespaces) caps its private /tmp and /dev/shm and drops its last capabilities, makes itself
+non-dumpable (no process of its uid may read or trace it), denies user namespaces (seccomp), warms
 numpy up once, then serves the grader over the control socket:
   spawn  -> fork a submission child, send the grader its socket (SCM_RIGHTS) and {"pid"}
   reset  -> kill every process the submission started, reap them
   finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
-A submission child drops to an unprivileged uid under rlimits, with fds 1 and 2 on capture files
-and its protocol socket on fd 3, then answers the grader's "load", "call" and "tidy" requests.
+A submission child, under rlimits (and without the barrier, as root, under the zygote's own uid),
+loads the child filter (one process, no signal or trace of another, no memory beside RLIMIT_AS),
+with fds 1 and 2 on capture files and its protocol socket on fd 3, then answers the grader's
+"load", "call" and "tidy" requests.
 """
 import builtins
-import ctypes
 import gc
 import io
 import linecache
@@ -35,12 +37,11 @@ import types
 import warnings
 from collections import deque
 
-from .sandbox_barrier import LIBC, apply_barrier
-from .sandbox_seccomp import deny_user_namespaces
+from .sandbox_mounts import FOLDERS, LIBC, cap_private_tmp
+from .sandbox_seccomp import load
 from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, pack, plain_array, read_message, unpack
 
-PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
-CLONE_NEWIPC = 0x08000000
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
 MAX_WARNINGS = 5  # per call, sent back with its result
@@ -50,7 +51,8 @@ BASELINE = None  # numpy's and builtins' namespaces and numpy's error state, as 
 # ---------------------------------------------------------------- zygote
 
 class Zygote:
-    """`settings`: "uid"/"gid" of learner code (None: stay), "barrier" (bool), "expose" (python's folders)."""
+    """`settings`: "uid"/"gid" of learner code (None: stay), "barrier" (bool), "expose" (python's folders),
+    "child" (the child's seccomp filter, or None)."""
 
     def __init__(self, ctl, settings):
         self.ctl, self.settings = ctl, settings
@@ -157,11 +159,9 @@ class Zygote:
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
-        if self.settings["barrier"]:  # the private /tmp, /dev/shm, System V IPC: nothing passes to the next submission
-            for folder in ("/tmp", "/dev/shm"):
+        if self.settings["barrier"]:  # the private /tmp and /dev/shm: nothing passes to the next submission
+            for folder in FOLDERS:  # (System V IPC, POSIX queues and memfd are denied to children: no leftovers)
                 _empty(folder, self.settings["expose"])
-            if LIBC.unshare(CLONE_NEWIPC) != 0:  # the old namespace, its segments with it, ends with its last process
-                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC) failed")
         return {"op": "finished", "totals": totals}, texts
 
 
@@ -265,6 +265,8 @@ def become_submission(ctl, sock, out, err, work, limits, settings):
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    if settings["child"] is not None:
+        load(settings["child"])
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
@@ -486,30 +488,32 @@ def _warm_up():
 
 def main(ctl, config):
     """Run the zygote: `ctl` is the control socket (fd 0 as started), `config` the grader's settings
-    ("barrier", "expose", "hide", "uid", "gid"). Returns when the grader closes the socket."""
+    ("barrier", "expose", "uid", "gid", "seccomp"). Returns when the grader closes the socket."""
     ctl = socket.socket(fileno=os.dup(ctl.detach()))
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     settings = _prepare(ctl, config)
-    config.clear()  # the hidden paths, from this frame and the bootstrap's globals: learner code can walk both
+    config.clear()  # from this frame and the bootstrap's globals: learner code can walk both
     if settings is not None:
         Zygote(ctl, settings).serve()
 
 
 def _prepare(ctl, config):
-    """Barrier, warm-up, seccomp; tell the grader "ready" (with the isolation) or "failed" (why).
+    """Capped /tmp, warm-up, seccomp; tell the grader "ready" or "failed" (why).
     Returns the settings the zygote keeps, or None when it failed."""
     try:
-        barrier = (apply_barrier(config["expose"], config["hide"], config["uid"]) if config["barrier"]
-                   else "none")
-        if os.getpid() != 1:
+        if config["barrier"]:
+            if os.getpid() != 1:
+                raise RuntimeError("the zygote is not PID 1 of its own PID namespace")
+            cap_private_tmp(config["expose"])
+        else:
             LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # its children share its uid behind the barrier: no /proc/1/mem
         _warm_up()
-        try:
-            deny_user_namespaces()
-            barrier += ", user namespaces denied (seccomp)"
-        except OSError:
-            if config["barrier"]:
-                raise  # a barrier without it is not the barrier the report describes
+        programs = config["seccomp"]
+        if programs is not None:
+            load(bytes.fromhex(programs["zygote"]))
+        elif config["barrier"]:
+            raise RuntimeError("no seccomp filter: a barrier without it is not the barrier the report describes")
     except BaseException as err:  # noqa: BLE001 - report why, then give up
         ctl.sendall(encode({"op": "failed", "error": f"{type(err).__name__}: {err}"}))
         return None
@@ -518,5 +522,6 @@ def _prepare(ctl, config):
     import numpy as np
     BASELINE = (dict(np.__dict__), dict(builtins.__dict__), np.geterr())  # what Submission.tidy expects
     gc.freeze()  # children's garbage collections skip the zygote's objects: fewer copied pages
-    ctl.sendall(encode({"op": "ready", "barrier": barrier}))
-    return {key: config[key] for key in ("barrier", "expose", "uid", "gid")}  # no hidden paths
+    ctl.sendall(encode({"op": "ready"}))
+    child = bytes.fromhex(programs["child"]) if programs is not None else None
+    return {**{key: config[key] for key in ("barrier", "expose", "uid", "gid")}, "child": child}

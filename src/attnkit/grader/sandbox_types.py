@@ -5,7 +5,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Limits:
     call_seconds: float = 2.0  # wall time per call (and for importing a step's module)
-    memory_mb: int = 1024  # address-space cap of the child (RLIMIT_AS)
+    memory_mb: int = 1024  # the submission's memory: RLIMIT_AS of its one process (seccomp denies it a second)
     output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
     max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run

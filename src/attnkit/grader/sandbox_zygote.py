@@ -2,16 +2,21 @@
 forks a sandboxed child per step of a submission (see sandbox_child.py for the other side).
 
 Starting a zygote costs ~0.2 s; forking a child from it ~1 ms. A zygote serves one submission at a
-time; `ZygotePool` keeps one per concurrent caller. With root rights (CAP_SYS_ADMIN) and `unshare`
-the zygote is PID 1 of private PID, mount, IPC, UTS and network namespaces and applies the barrier
-(a minimal root filesystem, an unprivileged uid for learner code, no user namespaces). When the
-barrier cannot be built the pool refuses (BarrierUnavailable) unless told `allow_no_barrier`; then,
-as root, learner code still runs as `nobody` (docs/SECURITY.md).
+time; `ZygotePool` keeps one per concurrent caller. Tiers, each named in the isolation line:
+
+  barrier     bubblewrap is installed and may build a user namespace (as root, root without
+              CAP_SYS_ADMIN, or any user where unprivileged user namespaces are allowed): the zygote
+              runs inside it (sandbox_barrier.py), uid 65534 and PID 1 of namespaces of its own
+  none, root  the barrier cannot be built and `allow_no_barrier` was given; as root with CAP_SETUID,
+              each zygote's learner code runs under a uid of its own (no two concurrent zygotes share
+              one), so neighbours cannot signal, trace or read each other
+  none        not root: learner code runs as the grader's own user
+In every tier the seccomp filters (sandbox_seccomp.py) make a submission one process that signals
+and traces no other; without libseccomp2 there is no barrier (docs/SECURITY.md).
 """
 import json
 import os
 import pwd
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,14 +27,14 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
-from .. import i18n, paths
+from .. import i18n
+from . import sandbox_barrier, sandbox_seccomp
 from .sandbox_wire import encode, read_message
 
 _HERE = Path(__file__).resolve().parent
 _STARTUP_SECONDS = 30.0
 _CONTROL_SECONDS = 10.0
+LEARNER_UIDS = range(64000, 65000)  # without the barrier, as root: one per zygote (Debian's on-demand range)
 
 
 class ZygoteError(Exception):
@@ -55,7 +60,7 @@ for name, source in config.pop("modules"):
 del name, source, module
 sys.modules["sandbox.sandbox_child"].main(ctl, config)
 """
-_CHILD_MODULES = ("sandbox_wire", "sandbox_barrier", "sandbox_seccomp", "sandbox_child")  # in import order
+_CHILD_MODULES = ("sandbox_wire", "sandbox_mounts", "sandbox_seccomp", "sandbox_child")  # in import order
 
 
 @lru_cache(maxsize=None)
@@ -63,22 +68,19 @@ def _child_sources():
     return tuple((name, (_HERE / f"{name}.py").read_text(encoding="utf-8")) for name in _CHILD_MODULES)
 
 
-def _outermost(folders):
-    """The folders, minus any inside another of them."""
-    folders = sorted(set(folders), key=len)
-    return [f for f in folders if not any(f != o and f.startswith(o.rstrip("/") + "/") for o in folders)]
+@lru_cache(maxsize=None)
+def seccomp_programs():
+    """The filters as hex text ({"zygote", "child"}), or None when libseccomp2 cannot build them."""
+    try:
+        return {name: program.hex() for name, program in sandbox_seccomp.programs().items()}
+    except OSError:
+        return None
 
 
-def _config(barrier, drop_to_nobody):
-    numpy_site = str(Path(np.__file__).resolve().parents[1])
-    expose = _outermost(os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, numpy_site))
-    secret = [str(p) for p in (paths.ROOT, paths.PACKAGE_DIR, paths.SOLUTIONS_DIR, paths.DATA_DIR)]
-    # a folder holding python itself (a virtualenv inside the repository) cannot be hidden whole
-    hide = _outermost(s for s in secret if not any((e + "/").startswith(s.rstrip("/") + "/") for e in expose))
-    nobody = pwd.getpwnam("nobody") if drop_to_nobody else None
-    return {"barrier": barrier, "expose": expose, "hide": hide, "path": [numpy_site],
-            "uid": nobody.pw_uid if nobody else None, "gid": nobody.pw_gid if nobody else None,
-            "modules": _child_sources()}
+def _config(barrier, uid):
+    expose = sandbox_barrier.allow_list()[0] if barrier else []
+    return {"barrier": barrier, "expose": expose, "path": [sandbox_barrier.numpy_site()],
+            "uid": uid, "gid": uid, "seccomp": seccomp_programs(), "modules": _child_sources()}
 
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": "/tmp",
@@ -87,27 +89,17 @@ ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.U
 
 
 def barrier_possible():
-    """(True, "") when this process may set up the barrier, else (False, why not)."""
-    if os.geteuid() != 0:
-        return False, "the grader does not run as root"
-    if shutil.which("unshare") is None:
-        return False, "util-linux `unshare` is not installed"
-    if not _has_nobody():
-        return False, "there is no user `nobody`"
+    """(True, "") when the barrier may be tried here, else (False, why not)."""
+    if sandbox_barrier.bwrap() is None:
+        return False, "bubblewrap (`bwrap`, Debian package bubblewrap) is not installed"
+    if seccomp_programs() is None:
+        return False, f"{sandbox_seccomp.LIBRARY} (Debian package libseccomp2) cannot be loaded"
     return True, ""
-
-
-def _has_nobody():
-    try:
-        pwd.getpwnam("nobody")
-    except KeyError:
-        return False
-    return True
 
 
 def _can_change_user():
     """Root with CAP_SETUID and CAP_SETGID (a default Docker container keeps both)."""
-    if os.geteuid() != 0 or not _has_nobody():
+    if os.geteuid() != 0:
         return False
     try:
         with open("/proc/self/status") as f:
@@ -117,6 +109,25 @@ def _can_change_user():
     return all(effective >> bit & 1 for bit in (6, 7))  # CAP_SETGID, CAP_SETUID
 
 
+def _claim_uid():
+    """(uid, lock): a uid of LEARNER_UIDS that no user owns and no other zygote on this machine holds;
+    held while `lock` (a socket bound to a name of its own) stays open."""
+    for uid in LEARNER_UIDS:
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        lock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            lock.bind(f"\0attnkit-sandbox-uid-{uid}")  # abstract: gone with the process that holds it
+        except OSError:
+            lock.close()
+            continue
+        return uid, lock
+    raise ZygoteError(f"every uid of {LEARNER_UIDS.start}-{LEARNER_UIDS.stop - 1} is taken")
+
+
 def _open_to_others(folder):
     """Can a user other than the owner list `folder` and reach it (every parent searchable by others)?"""
     path = Path(os.path.realpath(folder))
@@ -124,42 +135,53 @@ def _open_to_others(folder):
     return bool(modes[0] & 0o004) and all(mode & 0o001 for mode in modes)
 
 
-def _without_barrier(why, told):
-    """What isolates learner code when the barrier could not be built (`told`: the zygote's own words)."""
-    denied = ", user namespaces denied (seccomp)" if "user namespaces denied" in told else ""
-    if _can_change_user():
-        who = (f"learner code runs as uid {pwd.getpwnam('nobody').pw_uid} (nobody) with no capabilities and "
-               "no_new_privs" + denied
-               + ", in a clean environment; it can still read every world-readable file (the kit's solutions "
-               "and hidden cases among them), see every process and write to world-writable folders")
+def _seccomp_words():
+    if seccomp_programs() is None:
+        return "; no seccomp filter (libseccomp2 is missing): it may start processes, up to RLIMIT_NPROC"
+    return ("; seccomp: it is one process (no fork), signals and traces no other process, and makes no "
+            "user namespace")
+
+
+def _without_barrier(why, uid):
+    """What isolates learner code when the barrier could not be built (`uid`: learner code's, or None)."""
+    if uid is not None:
+        who = (f"learner code runs as a uid of its own (uid {LEARNER_UIDS.start} and up, one per submission "
+               "graded at the same time) with no capabilities and no_new_privs, in a clean environment; it can "
+               "still read every world-readable file (the kit's solutions and hidden cases among them), see "
+               "every process and write to world-writable folders")
         closed = [p for p in (sys.base_prefix, sys.prefix) if not _open_to_others(p)]
         if closed:
-            who += (f"; {', '.join(closed)} is not readable by nobody: learner code can import only the modules "
-                    "the sandbox loaded before dropping to nobody")
+            who += (f"; {', '.join(closed)} is not readable by it: learner code can import only the modules "
+                    "the sandbox loaded before changing user")
     else:
-        who = (f"learner code runs as the grader's own user (uid {os.geteuid()}) in a clean environment"
-               + denied + "; it can read and write whatever that user can, the hidden cases and solutions included")
-    return f"none: {why}; {who}"
+        who = (f"learner code runs as the grader's own user (uid {os.geteuid()}) in a clean environment; it can "
+               "read and write whatever that user can, the hidden cases, the solutions and the other submissions "
+               "included")
+    return f"none: {why}; {who}{_seccomp_words()}"
 
 
 class Zygote:
-    def __init__(self, barrier, drop_to_nobody):
+    """A zygote behind the barrier (`barrier`) or not; `uid`: learner code's uid without it (None: the
+    grader's), held by `uid_lock` until close(). `barrier` (the attribute) is the isolation line."""
+
+    def __init__(self, barrier, uid=None, uid_lock=None):
         self.ctl, theirs = socket.socketpair()
         python = [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _BOOTSTRAP]  # not a venv's path
-        prefix = ["unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child",
-                  "--propagation", "private", "--mount-proc"] if barrier else []
-        self._log = tempfile.TemporaryFile()
+        self._log, self._uid_lock = tempfile.TemporaryFile(), uid_lock
         try:
             env = {**ENV, i18n.ENVIRONMENT: i18n.language()}  # the provided checks word their errors in it
-            self.proc = subprocess.Popen(prefix + python, env=env, cwd="/", stdin=theirs.fileno(),
+            command = sandbox_barrier.command(python) if barrier else python
+            self.proc = subprocess.Popen(command, env=env, cwd="/", stdin=theirs.fileno(),
                                          stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True)
         except OSError as err:
             self.ctl.close()
+            if uid_lock is not None:
+                uid_lock.close()
             raise ZygoteError(f"cannot start the sandbox zygote: {err}") from None
         finally:
             theirs.close()
         try:
-            self.ctl.sendall(json.dumps(_config(barrier, drop_to_nobody)).encode("utf-8") + b"\n")
+            self.ctl.sendall(json.dumps(_config(barrier, uid)).encode("utf-8") + b"\n")
             header, _ = self._read(_STARTUP_SECONDS)
         except (OSError, ZygoteError) as err:
             try:
@@ -172,7 +194,8 @@ class Zygote:
         if header.get("op") != "ready":
             self.close()
             raise ZygoteError(f"the sandbox zygote failed to start: {header.get('error')}")
-        self.isolated, self.barrier = barrier, header["barrier"]
+        self.isolated = barrier
+        self.barrier = sandbox_barrier.description() + _seccomp_words() if barrier else "none"
 
     def _startup_log(self):
         self._log.seek(0)
@@ -224,9 +247,11 @@ class Zygote:
     def close(self):
         self.ctl.close()
         if self.proc.poll() is None:
-            self.proc.kill()  # unshare --kill-child takes the namespace down with it
+            self.proc.kill()  # bwrap; the zygote reads the end of its control socket and ends, its PID namespace with it
         self.proc.wait()
         self._log.close()
+        if self._uid_lock is not None:
+            self._uid_lock.close()
 
 
 def recv_exact(sock, n, deadline):
@@ -262,15 +287,15 @@ class ZygotePool:
         possible, why = barrier_possible()
         if possible:
             try:
-                return Zygote(barrier=True, drop_to_nobody=True)
+                return Zygote(barrier=True)
             except ZygoteError as err:
-                told = str(err)[:300].strip()
-                why = (f"the namespaces could not be set up (root without CAP_SYS_ADMIN, as in a default Docker "
-                       f"container?): {told}" if "unshare" in told else f"setting it up failed: {told}")
+                why = ("bubblewrap could not build the sandbox (are user namespaces denied here, e.g. by a "
+                       f"container's seccomp profile or kernel.unprivileged_userns_clone=0?): {str(err)[:300].strip()}")
         if not allow_no_barrier:
             raise BarrierUnavailable(why)
-        zygote = Zygote(barrier=False, drop_to_nobody=_can_change_user())
-        zygote.barrier = _without_barrier(why, zygote.barrier)
+        uid, lock = _claim_uid() if _can_change_user() else (None, None)
+        zygote = Zygote(barrier=False, uid=uid, uid_lock=lock)
+        zygote.barrier = _without_barrier(why, uid)
         return zygote
 
     @contextmanager
