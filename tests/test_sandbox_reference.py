@@ -8,6 +8,7 @@ kit's, whatever the learner's file holds, so replacing them earns nothing.
 """
 import ast
 import textwrap
+import time
 from functools import lru_cache
 
 import numpy as np
@@ -291,3 +292,30 @@ def test_the_kits_provided_definitions_leave_the_learners_own_names_alone():
     jobs = [job for job in _jobs("extension") if job.function == "split_qkv"][:1]
     run = run_submission(sources, jobs, SLOW)
     assert run.results[jobs[0].key].status == "ok" and "MINE" in run.stdout, run.results
+
+
+def _peak_rss_growth(action):
+    """(what `action()` gave, how many bytes this process's peak resident memory grew while it ran)."""
+    def peak():
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) << 10 for line in f if line.startswith("VmHWM:"))
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # the peak starts again from what is resident now
+    before = peak()
+    return action(), peak() - before
+
+
+def test_a_reference_call_whose_result_outgrows_its_inputs_takes_no_memory_of_the_grader():
+    big = np.ones((12_000, 1))  # 96 kB each; raw_scores of two of them is 1.15 GB
+    (header, _), grew = _peak_rss_growth(lambda: _answered(_request("step2_scores", "raw_scores", big, big)))
+    assert (header["status"], header["exc_type"]) == ("raised", "MemoryError")
+    assert grew < 200 << 20, f"the grader's peak memory grew by {grew >> 20} MB"
+
+
+def test_a_reference_call_past_its_deadline_is_stopped_and_the_next_one_is_answered():
+    Z = np.ones((1500, 1500))
+    with pytest.raises(TimeoutError):
+        answer("step6_head", _request("step1_projection", "project", Z, Z, np.zeros(1500)), 16_000_000,
+               deadline=time.monotonic() + 0.05)
+    header, parts = _answered(_request("step3_masks", "causal_visible", 2, 3))
+    assert header["status"] == "ok" and parts["a0"][0].shape == (2, 3)

@@ -337,6 +337,9 @@ MESSAGES = {
         "en": "{function}() cannot be given {kind}: pass numpy arrays of numbers or bools, numbers, None, "
               "or lists and tuples of them",
         "zh": "{function}() 不能接收 {kind}：请传入数值或布尔 numpy 数组、数字、None，或由它们组成的列表和元组"},
+    "sandbox.ref_failed": {
+        "en": "{function}() could not be computed for these arguments (they need more memory than a call may use)",
+        "zh": "用这些参数无法计算 {function}()（所需内存超过一次调用可用的上限）"},
     "sandbox.ref_too_large": {
         "en": "{function}() would give more than {limit} bytes of arrays for these arguments (far larger than "
               "the inputs need?)",

@@ -3,8 +3,9 @@
 A step that imports earlier steps (step 6 imports steps 1–5) is graded with their reference
 versions, so that a mistake costs only the step that made it. The reference never enters the
 sandbox: there, each earlier step is the kit's provided code of that step with its graded functions
-replaced by proxies (sandbox_child.Submission.ask) that send their arguments here; `answer`
-computes the reference's result in this process and sends it back as plain arrays. Only the steps
+replaced by proxies (sandbox_child.Submission.ask) that send their arguments here; `answer` has
+the reference's result computed in a worker process under a memory limit (reference_worker: never
+in the grader, whose memory a learner's arguments must not take) and sends it back as plain arrays. Only the steps
 the graded step imports (directly or through another) may be asked for, with the same caps on array
 sizes and dtypes as a call's result; what the reference raises is sent back as the same (built-in)
 exception type with its message. Every submission sends the same arguments for a right answer, so
@@ -15,20 +16,23 @@ import builtins
 import hashlib
 import marshal
 import threading
+import time
 from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from .. import manifest, stubs
 from ..messages import say
 from ..paths import SOLUTIONS_DIR
 from ..reference import reference_function
+from .reference_worker import WORKERS, WorkerFailed
+from .sandbox_types import Limits
 from .sandbox_wire import Refused, WireError, encode_arrays, frame, pack, unpack
 
 _MEMO_BYTES = 64 << 20  # answers remembered, oldest dropped first
 _MAX_TEXT = 4000
+_WORKER_SECONDS = 10.0  # a request made with no deadline of its own
 
 
 @lru_cache(maxsize=None)
@@ -96,14 +100,6 @@ class _Memo:
 
 
 _MEMO = _Memo()
-_LOADING = threading.Lock()  # loading a reference module swaps sys.modules entries: one thread at a time
-
-
-@lru_cache(maxsize=1)
-def _blas():
-    """numpy's BLAS, which a reference call runs on one thread, as in the sandbox: the grader's
-    threads already keep the cores busy (two BLAS threads per call were 3.5 times slower here)."""
-    return ThreadpoolController()
 
 
 @lru_cache(maxsize=None)
@@ -119,11 +115,12 @@ def _key(raw, job):
         if len(data) > 4096 else data
 
 
-def answer(step, request, max_bytes, job=None, inputs=None):
+def answer(step, request, max_bytes, job=None, inputs=None, memory_mb=Limits.memory_mb, deadline=None):
     """The bytes of the "ref_answer" to a child's "ref" request (header, arrays, raw: the bytes read)
     made while `step` is graded (None: no step, e.g. while the child is checked), during call `job`
-    whose large arguments are `inputs` ({name: array}). Raises WireError for a request that breaks
-    the format."""
+    whose large arguments are `inputs` ({name: array}). The reference runs in a worker process
+    (reference_worker: `memory_mb` of address space, answering by `deadline`, time.monotonic, else
+    TimeoutError). Raises WireError for a request that breaks the format."""
     header, arrays, raw = request
     module, function = header.get("module"), header.get("function")
     if step is None or not isinstance(module, str) or not isinstance(function, str) \
@@ -140,23 +137,34 @@ def answer(step, request, max_bytes, job=None, inputs=None):
         return _raised("TypeError", say("sandbox.ref_argument", function=function, kind=str(err)))
     if not isinstance(args, list) or not isinstance(kwargs, dict):
         raise WireError("a reference request without its arguments")
-    with _LOADING:
-        fn = reference_function(module, function)
+    parts = []
+    tree = {"module": module, "function": function, "max_bytes": max_bytes, "args": pack(args, parts),
+            "kwargs": pack(kwargs, parts)}
     try:
-        with np.errstate(all="ignore"), _blas().limit(limits=1, user_api="blas"):
-            result = fn(*args, **kwargs)
-    except Exception as err:  # noqa: BLE001 - the learner's arguments made the reference raise
-        reply = _raised(_builtin_type(err), str(err))
-    else:
+        with WORKERS.worker(memory_mb) as worker:
+            reply = worker.ask(frame(tree, *encode_arrays(parts)), deadline or time.monotonic() + _WORKER_SECONDS)
+    except WorkerFailed:
+        return _raised("MemoryError", say("sandbox.ref_failed", function=function))  # not remembered: no verdict
+    _MEMO.put(key, reply)
+    return reply
+
+
+def compute(header, arrays):
+    """In a reference worker: the bytes of the "ref_answer" to a request that `answer` checked and
+    forwarded ({"module", "function", "max_bytes", "args", "kwargs"} and its arrays)."""
+    function = header["function"]
+    try:
+        args, kwargs = (unpack(header[part], arrays) for part in ("args", "kwargs"))
+        with np.errstate(all="ignore"):
+            result = reference_function(header["module"], function)(*args, **kwargs)
         parts = []
         tree = pack(result, parts)
         specs, payload = encode_arrays(parts)
-        if len(payload) > max_bytes:
-            reply = _raised("MemoryError", say("sandbox.ref_too_large", function=function, limit=max_bytes))
-        else:
-            reply = frame({"op": "ref_answer", "status": "ok", "result": tree}, specs, payload)
-    _MEMO.put(key, reply)
-    return reply
+    except Exception as err:  # noqa: BLE001 - the learner's arguments made the reference raise (MemoryError too)
+        return _raised(_builtin_type(err), str(err))
+    if len(payload) > header["max_bytes"]:
+        return _raised("MemoryError", say("sandbox.ref_too_large", function=function, limit=header["max_bytes"]))
+    return frame({"op": "ref_answer", "status": "ok", "result": tree}, specs, payload)
 
 
 def _builtin_type(err):

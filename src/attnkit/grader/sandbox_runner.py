@@ -226,9 +226,10 @@ class SubmissionRunner:
                                         self.limits.result_bytes)
             if reply.get("op") != "ref":
                 break
+            reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
+                                 _encoded_arguments(job)[4] if job is not None else {}, self.limits.memory_mb, deadline)
             self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
-            self.sock.sendall(answer(step, (reply, parts, raw), self.limits.result_bytes, job,
-                                     _encoded_arguments(job)[4] if job is not None else {}))
+            self.sock.sendall(reply_bytes)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
         return reply, parts

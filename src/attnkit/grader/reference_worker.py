@@ -1,0 +1,120 @@
+"""Reference calls computed in a worker process under a memory limit, never in the grader.
+
+A learner's code chooses the arguments of the reference calls its step makes (sandbox_reference),
+and some results grow faster than their inputs (`raw_scores` of two [T, 1] arrays is [T, T]):
+computed in the grader, one such call could take the grader's memory, and its neighbours' grades
+with it. A worker is a python of its own that loads the kit's reference and runs only it, on plain
+arrays, under RLIMIT_AS of a learner's own call (Limits.memory_mb) and on one BLAS thread: a call
+past that limit answers MemoryError. A worker that has not answered by the call's deadline is
+killed (the call times out) and replaced at the next request. No learner code runs in a worker.
+
+    python -m attnkit.grader.reference_worker MEMORY_MB   (its stdin is the request socket)
+"""
+import atexit
+import os
+import resource
+import socket
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+
+from .sandbox_wire import Reader, read_message
+
+_MAX_HEADER = 1 << 20
+_MAX_PAYLOAD = 1 << 34
+_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+class WorkerFailed(Exception):
+    """The worker ended, or answered something unreadable, before answering a request."""
+
+
+class Worker:
+    """One worker process and its socket; serves one request at a time."""
+
+    def __init__(self, memory_mb):
+        self.memory_mb = memory_mb
+        self.sock, theirs = socket.socketpair()
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-m", __name__, str(memory_mb)], stdin=theirs.fileno(),
+                                         env={**os.environ, **_ONE_THREAD}, stdout=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        self.reader = Reader(self.sock)
+
+    def ask(self, request, deadline):
+        """The bytes of the worker's answer to `request` (the bytes of one message), by `deadline`
+        (time.monotonic). TimeoutError past it, WorkerFailed if the worker ended or broke the format."""
+        raw = []
+        try:
+            self.sock.settimeout(None)
+            self.sock.sendall(request)
+            read_message(lambda n: _kept(raw, self.reader.exact(n, deadline)), _MAX_HEADER, _MAX_PAYLOAD)
+        except TimeoutError:
+            raise
+        except Exception as err:  # noqa: BLE001 - EOF, a broken pipe or a garbled answer: the worker is gone
+            raise WorkerFailed(f"{type(err).__name__}: {err}") from None
+        return b"".join(raw)
+
+    def close(self):
+        self.sock.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+class Workers:
+    """Idle workers, one taken per request: safe from many threads; a forked process starts its own."""
+
+    def __init__(self):
+        self._lock, self._idle, self._pid = threading.Lock(), [], os.getpid()
+
+    @contextmanager
+    def worker(self, memory_mb):
+        with self._lock:
+            if self._pid != os.getpid():
+                self._idle, self._pid = [], os.getpid()
+            mine = next((w for w in self._idle if w.memory_mb == memory_mb and w.proc.poll() is None), None)
+            if mine is not None:
+                self._idle.remove(mine)
+        mine = mine or Worker(memory_mb)
+        try:
+            yield mine
+        except BaseException:
+            mine.close()  # it may still be computing, or be gone: never hand it out again
+            raise
+        with self._lock:
+            self._idle.append(mine)
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.close()
+
+
+WORKERS = Workers()
+atexit.register(WORKERS.close)
+
+
+def _kept(chunks, data):
+    chunks.append(data)
+    return data
+
+
+def serve(sock, memory_mb):
+    """Answer requests on `sock` until it closes (see sandbox_reference.compute)."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+    from .sandbox_reference import compute  # after the limit: what it loads counts too
+    reader = Reader(sock)
+    while True:
+        try:
+            header, arrays = read_message(reader.exact, _MAX_HEADER, _MAX_PAYLOAD)
+        except EOFError:
+            return
+        sock.sendall(compute(header, arrays))
+
+
+if __name__ == "__main__":
+    serve(socket.socket(fileno=os.dup(0)), int(sys.argv[1]))
