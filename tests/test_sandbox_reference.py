@@ -157,18 +157,24 @@ def test_without_the_barrier_too_learner_code_finds_no_reference(no_barrier, mod
     assert _printed(run, "LEAKS") == [] and run.results[job.key].status == "ok", run.results[job.key]
 
 
-def _ref_error(code):
-    """What step 6's attention printed after running `code` (which calls the earlier steps) on its Q."""
+def _raised_within(step, function, signature, code, sources=None):
+    """(type name, message) of what `code` raised (it calls earlier steps) when run first in the
+    learner's `function(signature)` of `step`, whose own result is then the reference's."""
+    sources = sources or reference_sources()
     body = textwrap.indent(code.strip(), " " * 8)
-    sources = reference_sources()
-    sources["step6_head.py"] += (f"\n\n_graded_attention = attention\ndef attention(Q, K, V, visible=None):\n"
-                                 f"    try:\n{body}\n    except Exception as err:\n"
-                                 f"        print('RAISED', repr((type(err).__name__, str(err))))\n"
-                                 f"    return _graded_attention(Q, K, V, visible)\n")
-    job = next(job for job in _jobs("core") if job.function == "attention")
+    sources[f"{step}.py"] += (f"\n\n_graded = {function}\ndef {function}({signature}):\n"
+                              f"    try:\n{body}\n    except Exception as err:\n"
+                              f"        print('RAISED', repr((type(err).__name__, str(err))))\n"
+                              f"    return _graded({signature.replace('=None', '')})\n")
+    job = next(job for job in _jobs(manifest.step(step).track) if job.function == function)
     run = run_submission(sources, [job], SLOW)
     assert run.results[job.key].status == "ok", run.results[job.key]
     return _printed(run, "RAISED")
+
+
+def _ref_error(code):
+    """What step 6's attention raised running `code` (which calls the earlier steps) on its Q, K, V."""
+    return _raised_within("step6_head", "attention", "Q, K, V, visible=None", code)
 
 
 def test_a_wrong_call_to_an_earlier_step_raises_the_references_own_error():
@@ -185,6 +191,7 @@ def test_a_wrong_call_to_an_earlier_step_raises_the_references_own_error():
 
 def test_an_earlier_steps_result_comes_back_as_the_reference_gives_it():
     code = """
+Q = K = V = np.ones((2, 3, 4))
 trace = attention_head(np.ones((3, 4)), *[np.ones((4, 2)), np.zeros(2)] * 3)
 pair = attention(Q, K, V)
 raise RuntimeError(repr((type(trace).__name__, type(trace).__module__, type(pair).__name__, len(pair),
@@ -193,15 +200,9 @@ raise RuntimeError(repr((type(trace).__name__, type(trace).__module__, type(pair
     sources = reference_sources()
     sources["step7_layer.py"] = sources["step7_layer.py"].replace(
         "from step6_head import attention", "from step6_head import attention, attention_head")
-    body = textwrap.indent(code.strip(), " " * 8)
-    sources["step7_layer.py"] += (f"\n\n_graded_split_heads = split_heads\ndef split_heads(X, n_head):\n"
-                                  f"    Q = K = V = np.ones((2, 3, 4))\n    try:\n{body}\n"
-                                  f"    except RuntimeError as err:\n        print('GOT', str(err))\n"
-                                  f"    return _graded_split_heads(X, n_head)\n")
-    job = next(job for job in _jobs("extension") if job.function == "split_heads")
-    run = run_submission(sources, [job], SLOW)
-    assert run.results[job.key].status == "ok", run.results[job.key]
-    assert _printed(run, "GOT") == ("HeadTrace", "step6_head", "tuple", 2, "ndarray", (3, 3))
+    kind, text = _raised_within("step7_layer", "split_heads", "X, n_head", code, sources)
+    assert kind == "RuntimeError"
+    assert ast.literal_eval(text) == ("HeadTrace", "step6_head", "tuple", 2, "ndarray", (3, 3))
 
 
 SWAP = '''
