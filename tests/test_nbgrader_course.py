@@ -185,6 +185,22 @@ def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path)
         runtime.find_hidden(ASSIGNMENT, digest, start=outside)
 
 
+def test_a_changed_hidden_test_file_is_named_by_the_checks(course, source):
+    """The course's file changed after the build (issue 16): the test cell names it, not "not found"."""
+    path = course / runtime.HIDDEN_DIR / f"{ASSIGNMENT}.json"
+    digest = code_cell(source, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
+    deep = course / "autograded" / "changed" / ASSIGNMENT
+    deep.mkdir(parents=True)
+    original = path.read_bytes()
+    path.write_bytes(original + b" ")
+    try:
+        with pytest.raises(FileNotFoundError) as raised:
+            runtime.find_hidden(ASSIGNMENT, digest, start=deep)
+    finally:
+        path.write_bytes(original)
+    assert f"{path.resolve()} was changed after the course was built" in str(raised.value)
+
+
 def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, monkeypatch):
     nb = json.loads(json.dumps(source))
     code_cell(nb, "step5_values")["source"] += "\n\n\ndef weighted_sum(P, V):\n    return np.zeros((1, 1))\n"
