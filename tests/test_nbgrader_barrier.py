@@ -24,7 +24,8 @@ import pytest
 pytest.importorskip("nbgrader", reason="nbgrader is not installed (pip install -e '.[nbgrader]')")
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[nbgrader]')")
 
-from test_nbgrader_roundtrip import filled_notebook, nbgrader, released_course, run, without_own_bin_on_path  # noqa: E402
+from test_nbgrader_roundtrip import (filled_notebook, nbgrader, released_course,  # noqa: E402
+                                     without_own_bin_on_path)
 
 DROPPED = ("setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin")
 HONEST = ("bob", "carol")

@@ -1,20 +1,22 @@
 """The nbgrader course's kernel: ipykernel inside bubblewrap, only the notebook's own folder writable.
 
 Outside the `nbgrader_course` package on purpose: starting a kernel must not import the course
-builder (numpy and the case catalogue, most of a second per notebook). The course builder writes `<course>/jupyter/kernels/attnkit-barrier/kernel.json` (`kernel_spec`) and
-its nbgrader_config.py selects it (`c.Execute.kernel_name`, JUPYTER_PATH). jupyter_client then starts
+builder (numpy and the case catalogue, most of a second per notebook). The course builder writes
+`<course>/jupyter/kernels/attnkit-barrier/kernel.json` (`kernel_spec`) and its nbgrader_config.py
+selects it (`c.Execute.kernel_name`, JUPYTER_PATH). jupyter_client then starts
 
     python -m attnkit.nbgrader_kernel {resource_dir} -f {connection_file} [ipykernel arguments]
 
 with nbgrader's own Python, in the folder where nbgrader executes the notebook
 (`autograded/<student>/<assignment>/`). This launcher, outside the sandbox, first compares every
-hidden-test file with the SHA-256 the course was built with (kernel.json's metadata; a changed file: the
-kernel does not start, and the message names the file), then replaces itself with bwrap running ipykernel:
+hidden-test file with the SHA-256 the course was built with (kernel.json's metadata; a changed file:
+the kernel does not start, and the message names the file), then replaces itself with bwrap running
+ipykernel:
 
 - read-only: the system folders (/usr and the /bin, /lib… beside it), the Python installation
   (sys.prefix and its base), the kernel's connection file and the hidden tests' folder;
-- writable: the working folder only, and a private /tmp; nothing else of the course, no other student,
-  no home folder; a clean environment (the language variables kept);
+- writable: the working folder only, and a private /tmp; nothing else of the course is there, no
+  other student, no home folder; a clean environment (the language variables kept);
 - its own PID, IPC and UTS namespaces (a user namespace when the kernel allows one: root without
   CAP_SYS_ADMIN needs it), no capabilities, killed with nbgrader, a new session;
 - the network namespace shared: jupyter_client talks to the kernel over TCP on 127.0.0.1.
@@ -39,7 +41,7 @@ SPEC_DIR = Path(JUPYTER_DIR, "kernels", KERNEL_NAME)
 HIDDEN_DIGESTS = "attnkit_hidden_tests"  # kernel.json metadata: {path from the course root: SHA-256}
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 KEPT_ENVIRONMENT = ("ATTNKIT_LANG", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_CTYPE", "TZ")
-NAMESPACES = ("--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+ISOLATION = ("--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
               "--cap-drop", "ALL", "--die-with-parent", "--new-session")
 
 
@@ -76,7 +78,8 @@ def _system_mounts():
 
 def _python_mounts():
     """The Python installation (a virtualenv and the Python it was made from), where not under /usr."""
-    folders = dict.fromkeys(os.path.abspath(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix))
+    prefixes = (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)
+    folders = dict.fromkeys(os.path.abspath(p) for p in prefixes)
     args = []
     for folder in folders:
         if not any(folder == d or folder.startswith(d + os.sep) for d in SYSTEM_DIRS):
@@ -94,7 +97,7 @@ def _environment():
 
 def sandbox_options(work_dir, read_only, connection_file):
     """bwrap's options (before `--` and the command): see the module's docstring. `read_only`: folders to show."""
-    return [*NAMESPACES, *_system_mounts(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    return [*ISOLATION, *_system_mounts(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
             *_python_mounts(), "--ro-bind", connection_file, connection_file,
             *[arg for folder in read_only if folder.is_dir() for arg in ("--ro-bind", str(folder), str(folder))],
             "--bind", str(work_dir), str(work_dir),

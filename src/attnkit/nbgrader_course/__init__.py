@@ -46,8 +46,8 @@ c.CourseDirectory.course_id = {course_id!r}
 # bwrap cannot build that sandbox the kernel does not start and nbgrader records an error for the student.
 # To grade without the sandbox anyway (docs/NBGRADER.md says what a notebook can then do), delete this line.
 c.Execute.kernel_name = {barrier.KERNEL_NAME!r}
-os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [os.path.join(os.path.dirname(os.path.abspath(__file__)), {barrier.JUPYTER_DIR!r}),
-                                                       os.environ.get("JUPYTER_PATH")]))
+kernels = os.path.join(os.path.dirname(os.path.abspath(__file__)), {barrier.JUPYTER_DIR!r})
+os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [kernels, os.environ.get("JUPYTER_PATH")]))
 
 # A cell that runs longer than this (an endless loop in a submission) is interrupted and fails;
 # the cells after it still run.
