@@ -66,12 +66,14 @@ def run_cells(nb, cwd, monkeypatch):
 def test_writes_config_notebook_and_hidden_cases(course):
     config = (course / "nbgrader_config.py").read_text()
     for line in ("c.CourseDirectory.course_id = 'demo'", "c.Execute.timeout = 7", "c.ExecutePreprocessor.timeout = 7",
-                 "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}'):
+                 "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}',
+                 "c.Execute.kernel_name = 'attnkit-barrier'"):
         assert line in config
     lessons = [p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md")]
     assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == sorted([
         "feedback_templates/attnkit_feedback.html.j2", "hidden_tests/attention.json",
-        "hidden_tests/attention_extension.json", "nbgrader_config.py", "source/attention/attention.ipynb",
+        "hidden_tests/attention_extension.json", "jupyter/kernels/attnkit-barrier/kernel.json", "nbgrader_config.py",
+        "source/attention/attention.ipynb",
         "source/attention_extension/attention_extension.ipynb",
         *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons)])
 
