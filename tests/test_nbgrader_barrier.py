@@ -9,7 +9,8 @@ submission and the course files are byte for byte as before, and each write was 
 real file). Then the test itself (outside any kernel) changes the hidden-test file: autograde refuses
 the next student with a message naming the file instead of grading them 0. Without bwrap on PATH, or
 where bwrap cannot build the sandbox (no user namespace allowed, no CAP_SYS_ADMIN), the kernel does not
-start unconfined: the student is not graded and the message names the fix. With the course's opt-out
+start unconfined: the student is not graded and the message names the fix; nor does a kernel whose
+own folder would hold the course. With the course's opt-out
 (the notebook's own kernel) the same attack does harm, so the test can see it.
 """
 import csv
@@ -138,6 +139,17 @@ def test_without_bwrap_the_kernel_does_not_start_unconfined(clean_course, tmp_pa
     log = result.stdout + result.stderr
     assert "bwrap is not on PATH" in log and "apt-get install bubblewrap" in log, log[-3000:]
     assert not (root / "autograded" / "erin" / "attention").exists()
+
+
+def test_a_kernel_whose_folder_holds_the_course_does_not_start(clean_course, monkeypatch, capfd):
+    """Its writable folder would be the whole course: refused, whoever starts it (here jupyter_client itself)."""
+    from jupyter_client.manager import start_new_kernel
+
+    root = clean_course[0]
+    monkeypatch.setenv("JUPYTER_PATH", str(root / "jupyter"))
+    with pytest.raises(RuntimeError, match="Kernel died"):
+        start_new_kernel(kernel_name="attnkit-barrier", cwd=str(root), startup_timeout=60)
+    assert f"its folder {root} holds the course itself" in capfd.readouterr().err
 
 
 # nbgrader in a user namespace that may not create another one, CAP_SYS_ADMIN dropped: bwrap cannot build
