@@ -66,12 +66,14 @@ def run_cells(nb, cwd, monkeypatch):
 def test_writes_config_notebook_and_hidden_cases(course):
     config = (course / "nbgrader_config.py").read_text()
     for line in ("c.CourseDirectory.course_id = 'demo'", "c.Execute.timeout = 7", "c.ExecutePreprocessor.timeout = 7",
-                 "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}'):
+                 "c.OverwriteCells.add_missing_cells = True", 'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}',
+                 "c.Execute.kernel_name = 'attnkit-barrier'"):
         assert line in config
     lessons = [p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md")]
     assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == sorted([
         "feedback_templates/attnkit_feedback.html.j2", "hidden_tests/attention.json",
-        "hidden_tests/attention_extension.json", "nbgrader_config.py", "source/attention/attention.ipynb",
+        "hidden_tests/attention_extension.json", "jupyter/kernels/attnkit-barrier/kernel.json", "nbgrader_config.py",
+        "source/attention/attention.ipynb",
         "source/attention_extension/attention_extension.ipynb",
         *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons)])
 
@@ -183,6 +185,22 @@ def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path)
     (tmp_path / "gradebook.db").touch()  # a course folder whose config lives elsewhere: no silent skip
     with pytest.raises(FileNotFoundError, match="attnkit nbgrader-course"):
         runtime.find_hidden(ASSIGNMENT, digest, start=outside)
+
+
+def test_a_changed_hidden_test_file_is_named_by_the_checks(course, source):
+    """The course's file changed after the build (issue 16): the test cell names it, not "not found"."""
+    path = course / runtime.HIDDEN_DIR / f"{ASSIGNMENT}.json"
+    digest = code_cell(source, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
+    deep = course / "autograded" / "changed" / ASSIGNMENT
+    deep.mkdir(parents=True)
+    original = path.read_bytes()
+    path.write_bytes(original + b" ")
+    try:
+        with pytest.raises(FileNotFoundError) as raised:
+            runtime.find_hidden(ASSIGNMENT, digest, start=deep)
+    finally:
+        path.write_bytes(original)
+    assert f"{path.resolve()} was changed after the course was built" in str(raised.value)
 
 
 def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, monkeypatch):

@@ -10,7 +10,9 @@ def register(sub):
                                                "(the core) and 'attention_extension'",
                        description="Write DIR/nbgrader_config.py, DIR/source/<assignment>/<assignment>.ipynb and "
                                    "DIR/hidden_tests/<assignment>.json for the assignments attention (steps 1–6) and "
-                                   "attention_extension (steps 7 on). Then, in DIR: nbgrader generate_assignment "
+                                   "attention_extension (steps 7 on), and DIR/jupyter/kernels/attnkit-barrier/, the "
+                                   "kernel nbgrader runs each notebook in (inside bubblewrap: install it). Then, in "
+                                   "DIR: nbgrader generate_assignment "
                                    "attention. See docs/NBGRADER.md.")
     p.add_argument("directory", metavar="DIR", help="the course folder (created if needed)")
     p.add_argument("--course-id", default="attnkit", help="nbgrader's CourseDirectory.course_id (default: attnkit)")

@@ -380,6 +380,46 @@ MESSAGES = {
               "zh": "目前得分：{earned:g} / {total:g}（每一步的测试单元格只有全部检查通过才得分）。"},
     "notebook.read_next": {"en": "Next: step {number}. Read {read} (beside this notebook).",
                   "zh": "下一步：第 {number} 步。请读 {read}（在这个 notebook 旁边）。"},
+    # --- the nbgrader course's kernel, started by `nbgrader autograde` (nbgrader_course/barrier.py, runtime.py) ---
+    "nbgrader_barrier.no_bwrap": {
+        "en": "attnkit: the notebook's kernel did not start: bwrap is not on PATH, and without it a notebook could "
+              "change the hidden tests, the course files and other students' submissions. Install bubblewrap "
+              "(Debian/Ubuntu: apt-get install bubblewrap), or grade without the sandbox as docs/NBGRADER.md says.",
+        "zh": "attnkit：notebook 的内核没有启动：PATH 中找不到 bwrap，没有它，一份 notebook 就能改动隐藏测试、课程文件和"
+              "其他学生的提交。请安装 bubblewrap（Debian/Ubuntu：apt-get install bubblewrap），或按 docs/NBGRADER.md "
+              "所述不用沙箱评分。"},
+    "nbgrader_barrier.failed": {
+        "en": "attnkit: the notebook's kernel did not start: bwrap cannot build its sandbox ({said}). Allow user "
+              "namespaces (sysctl user.max_user_namespaces, kernel.apparmor_restrict_unprivileged_userns=0) or run "
+              "nbgrader as root with CAP_SYS_ADMIN, or grade without the sandbox as docs/NBGRADER.md says.",
+        "zh": "attnkit：notebook 的内核没有启动：bwrap 无法建立沙箱（{said}）。请允许用户命名空间（sysctl "
+              "user.max_user_namespaces、kernel.apparmor_restrict_unprivileged_userns=0），或以带 CAP_SYS_ADMIN 的 "
+              "root 运行 nbgrader，或按 docs/NBGRADER.md 所述不用沙箱评分。"},
+    "nbgrader_barrier.course_folder": {
+        "en": "attnkit: the notebook's kernel did not start: its folder {folder} holds the course itself, which the "
+              "notebook could then change. Run notebooks in their assignment folders, as nbgrader does.",
+        "zh": "attnkit：notebook 的内核没有启动：它的文件夹 {folder} 包含整个课程，notebook 就能改动课程。"
+              "请像 nbgrader 那样在作业文件夹中运行 notebook。"},
+    "nbgrader_barrier.hidden_changed": {
+        "en": "attnkit: not grading: the hidden tests {path} were changed after the course was built (SHA-256 "
+              "{found}…, the course's is {digest}…). Put back the file `attnkit nbgrader-course` wrote, then "
+              "autograde again.",
+        "zh": "attnkit：不评分：隐藏测试 {path} 在课程生成之后被改动过（SHA-256 为 {found}…，课程的是 {digest}…）。"
+              "请恢复 `attnkit nbgrader-course` 写出的文件，再重新 autograde。"},
+    "nbgrader_barrier.hidden_missing": {
+        "en": "attnkit: not grading: the hidden tests {path} are missing. Put back the file `attnkit nbgrader-course` "
+              "wrote, then autograde again.",
+        "zh": "attnkit：不评分：隐藏测试 {path} 不见了。请恢复 `attnkit nbgrader-course` 写出的文件，再重新 autograde。"},
+    "notebook.hidden_changed": {
+        "en": "the hidden tests cannot run: {path} was changed after the course was built (its SHA-256 is not "
+              "{digest}…). Put back the file `attnkit nbgrader-course` wrote, then grade again.",
+        "zh": "隐藏测试无法运行：{path} 在课程生成之后被改动过（它的 SHA-256 不是 {digest}…）。"
+              "请恢复 `attnkit nbgrader-course` 写出的文件，再重新评分。"},
+    "notebook.hidden_missing": {
+        "en": "the hidden tests ({path} with SHA-256 {digest}…) were not found above {here}: run nbgrader in the "
+              "course folder that `attnkit nbgrader-course` wrote, and regenerate the course if you changed that file",
+        "zh": "在 {here} 及其上级文件夹中找不到隐藏测试（{path}，SHA-256 {digest}…）：请在 `attnkit nbgrader-course` "
+              "写出的课程文件夹中运行 nbgrader；如果改动过那个文件，请重新生成课程"},
     "notebook.all_passed": {"en": "Every step passes here. That is not full marks yet: the hidden checks run at grading.",
                    "zh": "每一步在这里都通过了。这还不等于满分：评分时还会运行隐藏检查。"},
 }

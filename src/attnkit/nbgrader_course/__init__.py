@@ -8,6 +8,8 @@
     DIR/source/attention_extension/…, DIR/hidden_tests/attention_extension.json
                                            the same for the extension (steps 7 on), a separate assignment
     DIR/feedback_templates/attnkit_feedback.html.j2   the feedback page: steps named, CJK fonts (feedback_page.py)
+    DIR/jupyter/kernels/attnkit-barrier/kernel.json    the kernel nbgrader runs notebooks in: ipykernel inside
+                                           bwrap, only the notebook's own folder writable (attnkit/nbgrader_kernel.py)
 
 The hidden cases sit outside source/, so nbgrader copies them into no release, no autograded
 folder and no feedback; see docs/NBGRADER.md.
@@ -17,6 +19,7 @@ import json
 from pathlib import Path
 
 from ..paths import LESSONS_DIR
+from .. import nbgrader_kernel as barrier
 from . import feedback_page
 from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook
 from .runtime import COURSE_CONFIG, HIDDEN_DIR
@@ -36,6 +39,15 @@ c = get_config()  # noqa: F821  (nbgrader provides get_config)
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 c.CourseDirectory.course_id = {course_id!r}
+
+# Each notebook runs in the course's kernel {barrier.KERNEL_NAME!r} (jupyter/kernels/ beside this file):
+# ipykernel inside bubblewrap, where it can write only its own folder (autograded/<student>/<assignment>/),
+# so that no notebook changes the hidden tests, the course files or another student's submission. When
+# bwrap cannot build that sandbox the kernel does not start and nbgrader records an error for the student.
+# To grade without the sandbox anyway (docs/NBGRADER.md says what a notebook can then do), delete this line.
+c.Execute.kernel_name = {barrier.KERNEL_NAME!r}
+kernels = os.path.join(os.path.dirname(os.path.abspath(__file__)), {barrier.JUPYTER_DIR!r})
+os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [kernels, os.environ.get("JUPYTER_PATH")]))
 
 # A cell that runs longer than this (an endless loop in a submission) is interrupted and fails;
 # the cells after it still run.
@@ -58,6 +70,7 @@ def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
              Path(feedback_page.TEMPLATE): feedback_page.template()}
     lessons = {path.relative_to(LESSONS_DIR.parent): path.read_text(encoding="utf-8")
                for path in sorted(LESSONS_DIR.rglob("*.md"))}
+    digests = {}
     for assignment in TRACKS:
         files.update({Path("source", assignment, rel): text for rel, text in lessons.items()})
         hidden = json.dumps(hidden_cases(assignment), separators=(",", ":")) + "\n"
@@ -65,6 +78,8 @@ def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
         notebook = source_notebook(digest, assignment=assignment)
         files[Path("source", assignment, f"{assignment}.ipynb")] = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
         files[Path(HIDDEN_DIR, f"{assignment}.json")] = hidden
+        digests[Path(HIDDEN_DIR, f"{assignment}.json").as_posix()] = digest
+    files[barrier.SPEC_DIR / "kernel.json"] = json.dumps(barrier.kernel_spec(digests), indent=1) + "\n"
     return files
 
 

@@ -51,23 +51,25 @@ def find_hidden(assignment, digest, start=None):
     nbgrader runs the notebook in its own folder (source/…, autograded/<student>/…), below the course
     root. A file whose SHA-256 is not `digest` (a copy a submission brought along) is passed over.
     None when no ancestor is a course folder (one holding a _COURSE_MARKS name): a student's own copy.
-    FileNotFoundError in a course folder without the file, so grading never skips them silently.
+    FileNotFoundError in a course folder without the file, or only with changed ones (named), so
+    grading never skips them silently.
     """
     here = Path(start or Path.cwd()).resolve()
-    in_course = False
+    in_course, changed = False, []
     for folder in (here, *here.parents):
         path = folder / HIDDEN_DIR / f"{assignment}.json"
         if path.is_file():
             data = path.read_bytes()
             if hashlib.sha256(data).hexdigest() == digest:
                 return json.loads(data)
+            changed.append(path)
         in_course = in_course or any((folder / mark).exists() for mark in _COURSE_MARKS)
     if not in_course:
         return None
-    raise FileNotFoundError(
-        f"the hidden tests ({HIDDEN_DIR}/{assignment}.json with SHA-256 {digest[:12]}…) were not found "
-        f"above {here}: run nbgrader in the course folder that `attnkit nbgrader-course` wrote, and "
-        "regenerate the course if you changed that file")
+    if changed:
+        raise FileNotFoundError(text("hidden_changed", path=changed[-1], digest=digest[:12]))
+    raise FileNotFoundError(text("hidden_missing", path=f"{HIDDEN_DIR}/{assignment}.json", digest=digest[:12],
+                                 here=here))
 
 
 class StepChecks:
