@@ -176,11 +176,15 @@ def test_without_hidden_cases_every_passed_case_pays():
 
 
 def test_a_results_store_graded_under_another_points_rule_is_regraded(tmp_path, monkeypatch):
-    """The rule is part of the plan's fingerprint (the results store's key), like the cases and the rubric."""
+    """The kit's code, the rule among it, is part of the plan's fingerprint (the results store's key), like
+    the cases and the rubric."""
+    import shutil
+
     from attnkit.grader import plan as plan_module
 
     before = plan_module._fingerprint(manifest.DEFAULT_TRACK)
-    changed = tmp_path / "credit.py"
-    changed.write_text(Path(credit.__file__).read_text(encoding="utf-8") + "\n# another rule\n", encoding="utf-8")
-    monkeypatch.setattr(credit, "__file__", str(changed))
+    package = shutil.copytree(Path(credit.__file__).parent, tmp_path / "attnkit")
+    (package / "credit.py").write_text((package / "credit.py").read_text(encoding="utf-8") + "\n# another rule\n",
+                                       encoding="utf-8")
+    monkeypatch.setattr(plan_module, "PACKAGE_DIR", package)
     assert plan_module._fingerprint(manifest.DEFAULT_TRACK) != before

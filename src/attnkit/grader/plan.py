@@ -8,13 +8,12 @@ result already seen (the reference's own, or a common mistake's) is judged once 
 import hashlib
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .. import cases as catalogue
-from .. import checks, credit, manifest, reference, rubric
-from ..paths import CASES_DIR, DATA_DIR, HIDDEN_CASES_DIR, SOLUTIONS_DIR
+from .. import checks, manifest, reference, rubric
+from ..paths import CASES_DIR, DATA_DIR, HIDDEN_CASES_DIR, PACKAGE_DIR, SOLUTIONS_DIR
 from .sandbox import Job
 
 _MEMO_LIMIT = 10_000  # results remembered per run (a few kB each); past that the memo starts again
@@ -87,11 +86,11 @@ def _results_key(name, results):
 
 def _fingerprint(track):
     """A hash of everything a grade depends on besides the submission: track, cases, rubric, manifest, solutions,
-    and the rule of which passed cases pay (attnkit.credit)."""
+    and the kit's own code (the judge, the points rule, the diagnoses, the words of the feedback)."""
     digest = hashlib.sha256(track.encode() + b"\0")
     files = [*sorted(CASES_DIR.glob("*.yaml")), *sorted(HIDDEN_CASES_DIR.glob("*.yaml")),
              DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py")),
-             Path(credit.__file__)]
+             *sorted(PACKAGE_DIR.rglob("*.py"))]
     for path in files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(str(path.relative_to(path.parents[1])).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
