@@ -6,6 +6,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+import pytest
+
 from attnkit import manifest
 from attnkit.grader import submission
 from attnkit.grader.grade import grade_submission
@@ -105,3 +107,10 @@ def gradescope_texts(results):
         texts.append((t.get("output", ""), t.get("output_format", results.get("test_output_format", "text"))))
         texts.append((t.get("name", ""), t.get("name_format", results.get("test_name_format", "text"))))
     return texts
+
+
+def rendered_markdown(text):
+    """The HTML a Markdown renderer that lets raw HTML through (as Jupyter's does) makes of `text`
+    (mistune, from the dev extra; the test is skipped without it)."""
+    mistune = pytest.importorskip("mistune")
+    return mistune.create_markdown(escape=False, plugins=["table"])(text)

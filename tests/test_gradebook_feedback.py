@@ -8,12 +8,11 @@ import json
 import re
 from pathlib import Path
 
-import mistune
 import pytest
 
 from attnkit.grader import file_names, students
 from attnkit.grader.bench import EDITS, copy_solutions
-from grading_support import plan, run_cli
+from grading_support import plan, rendered_markdown, run_cli
 
 SCALE_MISSING = EDITS[0]  # step2: `return kq`; fails public and hidden tests of step 2
 NUMBER = re.compile(r"-?\d+\.\d{3,}")
@@ -134,7 +133,7 @@ def test_learner_text_is_escaped_in_the_html_and_markdown_feedback(tmp_path):
     page = Path(f"{stem}.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert "&lt;b&gt;eve" in page and "<b>" not in page
-    rendered = mistune.create_markdown(escape=False)(Path(f"{stem}.md").read_text(encoding="utf-8"))
+    rendered = rendered_markdown(Path(f"{stem}.md").read_text(encoding="utf-8"))
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in rendered and "<script>" not in rendered
     assert "&lt;b&gt;eve" in rendered and "<b>" not in rendered
 

@@ -14,7 +14,6 @@ import re
 import shutil
 from pathlib import Path
 
-import mistune
 import pytest
 
 from attnkit.cli import main
@@ -26,7 +25,7 @@ from attnkit.grader.runners import InProcessRunner
 from attnkit.grader.sandbox_types import SubmissionRun, result
 from attnkit.grader.terminal import printable
 from attnkit.paths import SOLUTIONS_DIR
-from grading_support import notebook, plan
+from grading_support import notebook, plan, rendered_markdown
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")  # OWASP's list: a spreadsheet runs such a cell
 SAYS = "# says: "  # a step file line `# says: "<JSON string>"`: each call of that step raises with that text
@@ -69,9 +68,6 @@ def grade_here(monkeypatch, capsys):
     return run
 
 
-def _rendered(markdown_text):
-    """The HTML a renderer that lets raw HTML through (as Jupyter's does) makes of `markdown_text`."""
-    return mistune.create_markdown(escape=False, plugins=["table"])(markdown_text)
 
 
 def _files(folder):
@@ -114,7 +110,7 @@ def _sources(said, step="step5_values"):
 def test_markdown_feedback_holds_learner_text_as_text(folder):
     said = FENCE_BREAK + "`" * 12
     graded = grade(plan(), _SaysRunner(), _sources(said), folder)
-    page = _rendered(feedback.markdown(graded, students.student(folder), plan().case_named))
+    page = rendered_markdown(feedback.markdown(graded, students.student(folder), plan().case_named))
     titles = [html.unescape(t) for t in re.findall(r"<h1>(.*?)</h1>", page, re.S)]
     shown = folder.replace("\n", "\\n")  # a line break in a name is shown, as the terminal report shows it
     assert titles == [f"Feedback for {shown}: {graded.score:.4g} / 100"]
@@ -185,7 +181,7 @@ def test_a_hostile_class_grades_to_completion_one_row_and_one_feedback_file_each
     for name, data in feedback_files.items():
         assert not re.search(rb"<(script|img|svg)\b", data if name.endswith(".html") else b""), name
         if name.endswith(".md"):
-            page = _rendered(data.decode())
+            page = rendered_markdown(data.decode())
             assert not re.search(r"<(script|img|svg)\b", page, re.I), name
             [title] = [html.unescape(t) for t in re.findall(r"<h1>(.*?)</h1>", page, re.S)]
             titles[re.fullmatch(r"Feedback for (.*): [\d.]+ / 100", title).group(1)] = name

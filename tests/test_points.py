@@ -17,7 +17,12 @@ from attnkit.judge import call_named, invoke, named_outputs
 from attnkit.messages import MESSAGES
 from attnkit.paths import ROOT, SOLUTIONS_DIR
 
-FILES = submission.read(str(SOLUTIONS_DIR)).sources  # every step file present: the runner makes the calls
+
+
+@lru_cache(maxsize=None)
+def _files():
+    """Every step file present (the runner makes the calls); read when a test runs, not at collection."""
+    return submission.read(str(SOLUTIONS_DIR)).sources
 
 
 @lru_cache(maxsize=None)
@@ -83,7 +88,7 @@ def computes_nothing(plan, table, unseen=zeros):
 
 
 def graded(track, overrides):
-    return grade(track_plan(track), InProcessRunner(overrides), FILES, "x")
+    return grade(track_plan(track), InProcessRunner(overrides), _files(), "x")
 
 
 @pytest.mark.parametrize("unseen", [zeros, ones, echo], ids=lambda f: f.__name__)
