@@ -18,7 +18,6 @@ from attnkit.messages import MESSAGES
 from attnkit.paths import ROOT, SOLUTIONS_DIR
 
 
-
 @lru_cache(maxsize=None)
 def _files():
     """Every step file present (the runner makes the calls); read when a test runs, not at collection."""
