@@ -2,10 +2,10 @@
 
     python -m attnkit.grader.gradescope_run ROOT        (ATTNKIT_ROOT=ROOT/source)
 
-Gradescope gives each submission a throwaway container and runs this as root, often without
-CAP_SYS_ADMIN, so the sandbox's mount barrier may be impossible: `attnkit grade` is then told
-`--allow-no-barrier`, and what keeps the secrets is the uid. The sandbox runs learner code as
-`nobody` whenever the grader is root, and setup.sh / run_autograder left the hidden cases, the
+Gradescope gives each submission a throwaway container and runs this as root; where the container
+allows no user namespaces, bubblewrap cannot build the sandbox's barrier: `attnkit grade` is told
+`--allow-no-barrier`, and what keeps the secrets is the uid. The sandbox runs learner code under a
+uid of its own whenever the grader is root, and setup.sh / run_autograder left the hidden cases, the
 solutions, the installed kit and the results folder readable by root only. Not root: refuse (exit 3).
 A grader failure leaves no results.json; run_autograder then writes one that says so.
 """
