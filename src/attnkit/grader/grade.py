@@ -3,7 +3,8 @@
 The runner (the sandbox for learner code, `runners.InProcessRunner` for trusted callables) only
 makes the calls; the verdicts, diagnoses and points are computed in this process. Each step is
 graded on its own: its cases run with the reference versions of the earlier steps it imports, so a
-mistake costs points only in the step that made it. Which passed cases pay is attnkit.credit's rule:
+mistake costs points only in the step that made it (an earlier step that passed every one of its
+cases may serve as its own reference: the runner asks `passed`, judging here, step by step). Which passed cases pay is attnkit.credit's rule:
 a function's public and property cases only once it passes a hidden value case.
 """
 import threading
@@ -86,7 +87,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     if problem:
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
-        run = runner(sources, plan.jobs)
+        run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results))
         results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
@@ -123,6 +124,12 @@ def _judge(plan, planned, results, problem, missing):
             status, output = "failed", judge.teaching_message(case, planned.calls,
                                                               judge.warning_verdict(case.function, warned))
     return _result(planned, status, output, code)
+
+
+def _passed_every_case(plan, step, results):
+    """Whether the results so far ({job key: CallResult}) pass every case of `step` (judged as below, memoised)."""
+    return all(_judge(plan, planned, results, "", False).status == "passed"
+               for planned in plan.cases if planned.case.step.module == step)
 
 
 def _unpaid(test, case):

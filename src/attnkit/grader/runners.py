@@ -1,4 +1,7 @@
-"""Runners make a submission's calls: `runner(sources, jobs) -> SubmissionRun`.
+"""Runners make a submission's calls: `runner(sources, jobs, passed) -> SubmissionRun`.
+
+`passed(step, results)` says whether a step passed every one of its cases (the grader's judging):
+the sandbox then lets the learner's own module of it serve the later steps that import it.
 
 `SandboxRunner` runs learner code in the sandbox's isolated child. `InProcessRunner` runs trusted
 callables here (the reference, with known mistakes standing in for some functions): `attnkit
@@ -14,6 +17,9 @@ from ..reference import reference_function
 from .sandbox import CallResult, Limits, SubmissionRun, run_submission
 
 
+OWN_EARLIER_STEPS = "earlier steps that passed every case are the learner's own"  # part of `settings`
+
+
 class SandboxRunner:
     """`allow_no_barrier`: run learner code even where the barrier cannot be built (else it refuses)."""
 
@@ -23,10 +29,10 @@ class SandboxRunner:
     @property
     def settings(self):
         """What, besides the cases and the submission, a grade depends on (part of the results store's key)."""
-        return repr(self.limits)
+        return f"{self.limits!r}; {OWN_EARLIER_STEPS}"
 
-    def __call__(self, sources, jobs):
-        return run_submission(sources, list(jobs), self.limits, self.allow_no_barrier)
+    def __call__(self, sources, jobs, passed=None):
+        return run_submission(sources, list(jobs), self.limits, self.allow_no_barrier, passed)
 
 
 class InProcessRunner:
@@ -37,7 +43,7 @@ class InProcessRunner:
     def __init__(self, overrides=None):
         self.overrides = dict(overrides or {})
 
-    def __call__(self, sources, jobs):
+    def __call__(self, sources, jobs, passed=None):
         return SubmissionRun({job.key: self._call(job) for job in jobs}, "", "", "in-process (the kit's own code)")
 
     def _call(self, job):
