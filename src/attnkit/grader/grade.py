@@ -83,17 +83,21 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     `unreadable` ({filename: why}) names step files that were refused: their step's tests are errors.
     """
     unreadable = unreadable or {}
+    early = {}  # case name -> TestResult of the steps judged while later steps ran (see _passed_every_case)
     start = time.perf_counter()
     if problem:
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
-        run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results))
+        run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results, early))
         results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
-    judged = [_judge(plan, planned, results, problem or unreadable.get(planned.case.step.filename, ""),
-                     planned.case.step.module in missing) for planned in plan.cases]
+    judged = []
+    for planned in plan.cases:
+        why, gone = problem or unreadable.get(planned.case.step.filename, ""), planned.case.step.module in missing
+        judged.append(early[planned.case.name] if planned.case.name in early and not (why or gone)
+                      else _judge(plan, planned, results, why, gone))
     pays = credit.paid(plan.cases, judged, results)
     tests = [t if paying or t.status != "passed" else _unpaid(t, planned.case)
              for t, planned, paying in zip(judged, plan.cases, pays)]
@@ -126,10 +130,12 @@ def _judge(plan, planned, results, problem, missing):
     return _result(planned, status, output, code)
 
 
-def _passed_every_case(plan, step, results):
-    """Whether the results so far ({job key: CallResult}) pass every case of `step` (judged as below, memoised)."""
-    return all(_judge(plan, planned, results, "", False).status == "passed"
-               for planned in plan.cases if planned.case.step.module == step)
+def _passed_every_case(plan, step, results, early):
+    """Whether the results so far ({job key: CallResult}) pass every case of `step`, a step whose file
+    was read and imported; its TestResults go to `early` ({case name: TestResult}), judged once."""
+    judged = {p.case.name: _judge(plan, p, results, "", False) for p in plan.cases if p.case.step.module == step}
+    early.update(judged)
+    return all(t.status == "passed" for t in judged.values())
 
 
 def _unpaid(test, case):
