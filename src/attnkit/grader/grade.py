@@ -4,8 +4,9 @@ The runner (the sandbox for learner code, `runners.InProcessRunner` for trusted 
 makes the calls; the verdicts, diagnoses and points are computed in this process. Each step is
 graded on its own: its cases run with the reference versions of the earlier steps it imports, so a
 mistake costs points only in the step that made it (an earlier step that passed every one of its
-cases may serve as its own reference: the runner asks `passed`, judging here, step by step). Which passed cases pay is attnkit.credit's rule:
-a function's public and property cases only once it passes a hidden value case.
+cases serves as its own reference: the runner asks `passed`, judged here step by step). Which passed
+cases pay is attnkit.credit's rule: a function's public and property cases only once it passes a
+hidden value case.
 """
 import threading
 import time
