@@ -211,7 +211,7 @@ class _PoisonedRunner(InProcessRunner):
         super().__init__()
         self.marker = marker
 
-    def __call__(self, sources, jobs):
+    def __call__(self, sources, jobs, passed=None):
         if any(self.marker in text for text in sources.values()):
             raise RecursionError("maximum recursion depth exceeded")
         return super().__call__(sources, jobs)
@@ -220,7 +220,7 @@ class _PoisonedRunner(InProcessRunner):
 class _SilentRunner:
     """Gives no result at all, as a sandbox losing its answers would."""
 
-    def __call__(self, sources, jobs):
+    def __call__(self, sources, jobs, passed=None):
         return SubmissionRun({}, "", "")
 
 

@@ -38,7 +38,7 @@ class _SaysRunner(InProcessRunner):
     """The reference's results, except in a step whose file holds a `# says: "…"` line: each of its calls
     raises ValueError with that text, as learner code would; the text is also what the code printed."""
 
-    def __call__(self, sources, jobs):
+    def __call__(self, sources, jobs, passed=None):
         said = {name.removesuffix(".py"): json.loads(line[len(SAYS):])
                 for name, text in sources.items() for line in text.splitlines() if line.startswith(SAYS)}
         run = super().__call__(sources, jobs)

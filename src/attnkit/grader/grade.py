@@ -3,8 +3,10 @@
 The runner (the sandbox for learner code, `runners.InProcessRunner` for trusted callables) only
 makes the calls; the verdicts, diagnoses and points are computed in this process. Each step is
 graded on its own: its cases run with the reference versions of the earlier steps it imports, so a
-mistake costs points only in the step that made it. Which passed cases pay is attnkit.credit's rule:
-a function's public and property cases only once it passes a hidden value case.
+mistake costs points only in the step that made it (an earlier step that passed every one of its
+cases serves as its own reference: the runner asks `passed`, judged here step by step). Which passed
+cases pay is attnkit.credit's rule: a function's public and property cases only once it passes a
+hidden value case.
 """
 import threading
 import time
@@ -82,17 +84,21 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     `unreadable` ({filename: why}) names step files that were refused: their step's tests are errors.
     """
     unreadable = unreadable or {}
+    early = {}  # case name -> TestResult of the steps judged while later steps ran (see _passed_every_case)
     start = time.perf_counter()
     if problem:
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
-        run = runner(sources, plan.jobs)
+        run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results, early))
         results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
-    judged = [_judge(plan, planned, results, problem or unreadable.get(planned.case.step.filename, ""),
-                     planned.case.step.module in missing) for planned in plan.cases]
+    judged = []
+    for planned in plan.cases:
+        why, gone = problem or unreadable.get(planned.case.step.filename, ""), planned.case.step.module in missing
+        judged.append(early[planned.case.name] if planned.case.name in early and not (why or gone)
+                      else _judge(plan, planned, results, why, gone))
     pays = credit.paid(plan.cases, judged, results)
     tests = [t if paying or t.status != "passed" else _unpaid(t, planned.case)
              for t, planned, paying in zip(judged, plan.cases, pays)]
@@ -123,6 +129,14 @@ def _judge(plan, planned, results, problem, missing):
             status, output = "failed", judge.teaching_message(case, planned.calls,
                                                               judge.warning_verdict(case.function, warned))
     return _result(planned, status, output, code)
+
+
+def _passed_every_case(plan, step, results, early):
+    """Whether the results so far ({job key: CallResult}) pass every case of `step`, a step whose file
+    was read and imported; its TestResults go to `early` ({case name: TestResult}), judged once."""
+    judged = {p.case.name: _judge(plan, p, results, "", False) for p in plan.cases if p.case.step.module == step}
+    early.update(judged)
+    return all(t.status == "passed" for t in judged.values())
 
 
 def _unpaid(test, case):

@@ -1,4 +1,7 @@
-"""Runners make a submission's calls: `runner(sources, jobs) -> SubmissionRun`.
+"""Runners make a submission's calls: `runner(sources, jobs, passed) -> SubmissionRun`.
+
+`passed(step, results)` says whether a step passed every one of its cases (the grader's judging):
+the sandbox then lets the learner's own module of it serve the later steps that import it.
 
 `SandboxRunner` runs learner code in the sandbox's isolated child. `InProcessRunner` runs trusted
 callables here (the reference, with known mistakes standing in for some functions): `attnkit
@@ -25,8 +28,8 @@ class SandboxRunner:
         """What, besides the cases and the submission, a grade depends on (part of the results store's key)."""
         return repr(self.limits)
 
-    def __call__(self, sources, jobs):
-        return run_submission(sources, list(jobs), self.limits, self.allow_no_barrier)
+    def __call__(self, sources, jobs, passed=None):
+        return run_submission(sources, list(jobs), self.limits, self.allow_no_barrier, passed)
 
 
 class InProcessRunner:
@@ -37,7 +40,7 @@ class InProcessRunner:
     def __init__(self, overrides=None):
         self.overrides = dict(overrides or {})
 
-    def __call__(self, sources, jobs):
+    def __call__(self, sources, jobs, passed=None):
         return SubmissionRun({job.key: self._call(job) for job in jobs}, "", "", "in-process (the kit's own code)")
 
     def _call(self, job):

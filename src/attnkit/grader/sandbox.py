@@ -1,6 +1,6 @@
 """Run a learner's step functions in an isolated, unprivileged child and bring back plain arrays.
 
-    run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False) -> SubmissionRun
+    run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False, passed=None) -> SubmissionRun
 
 `sources` maps file names to the learner's source ({"step4_softmax.py": "…"}; a missing step is
 absent). Each Job names a step, a function, the manifest's part names of its result and its
@@ -18,7 +18,9 @@ arguments. Every job gets a CallResult:
 A step is judged with the *reference* versions of the steps it depends on (as attnkit.loader.load_step
 does), but no reference code enters the sandbox: there the steps it imports are the kit's provided
 code with proxies that the grader answers with the reference's results (sandbox_reference.py), and
-the kit's provided definitions replace the learner's copies. Children fork from a clean zygote (sandbox_zygote.py) that
+the kit's provided definitions replace the learner's copies. With `passed(step, results)` (the
+grader's judging), an earlier step that passed every one of its cases is the learner's own module
+instead, and its calls cost no round trip. Children fork from a clean zygote (sandbox_zygote.py) that
 never imports attnkit; only JSON and raw array bytes cross back (sandbox_wire.py). The learner's
 stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, never parsed.
 
@@ -52,7 +54,7 @@ def barrier_description(allow_no_barrier=False):
         return holder[0].barrier
 
 
-def run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False):
+def run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False, passed=None):
     """Run `jobs` on the learner's `sources`; never raises for anything the learner's code does.
 
     Raises ZygoteError only when the sandbox itself cannot run (the grader's problem), and
@@ -60,7 +62,7 @@ def run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False):
     jobs = list(jobs)
     with _POOL.zygote(allow_no_barrier) as holder:
         runner = SubmissionRunner(holder, _POOL.replace, sources, limits)
-        results = runner.run(jobs)
+        results = runner.run(jobs, passed)
         stdout, stderr = runner.finish()
         isolation = holder[0].barrier
     return SubmissionRun({job.key: results[job.key] for job in jobs}, stdout, stderr, isolation)

@@ -280,7 +280,8 @@ class Submission:
     """The learner's modules of a submission's steps, beside the kit's modules they import.
 
     Those are the provided modules (shape_checks) and, for each earlier step a graded step imports,
-    that step's provided code with each of its graded functions a proxy: it sends the call to the
+    the learner's own module of it when the grader says so (that step passed every case), else that
+    step's provided code with each of its graded functions a proxy: it sends the call to the
     grader ("ref") and returns the reference's result the grader answers (`ask`). No reference code
     is ever in this process. After the learner's module runs, the kit's provided code of that step
     runs again in its namespace, so grading uses the kit's provided definitions, not the learner's.
@@ -315,6 +316,8 @@ class Submission:
                 setattr(module, function, self._proxy(spec["module"], function))
             self.classes.update((k, v) for k, v in vars(module).items()  # what an earlier step may return
                                 if isinstance(v, type) and v.__module__ == spec["module"])
+        for own in header["own"]:  # earlier steps of this submission that passed every case
+            sys.modules[own] = self.modules[own]
         name, source, filename = header["module"], header["source"], header["filename"]
         self.filenames.add(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

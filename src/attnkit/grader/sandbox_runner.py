@@ -1,8 +1,10 @@
 """One submission's jobs on one zygote: which child runs which step, and what each answer means.
 
-A submission's steps share one child, which holds no reference code: the earlier steps a step
-imports are the kit's provided code with proxies whose calls the child sends here while a call runs
-("ref"); sandbox_reference answers them with the reference's results, and only for the steps the
+A submission's steps share one child, which holds no reference code. An earlier step a step
+imports is the learner's own module of it when that step passed every one of its cases (the grader
+judges each step as soon as its jobs are done: `run(jobs, passed)`) and is loaded in the same child;
+else it is the kit's provided code with proxies whose calls the child sends here while a call runs
+("ref"), which sandbox_reference answers with the reference's results, and only for the steps the
 step being run imports. The child is replaced before the next step whenever the previous one left
 something behind (a thread, a process, a timer, a patched numpy or builtins), and after any crash,
 timeout, garbled answer or failed import.
@@ -52,6 +54,7 @@ class SubmissionRunner:
         self.holder, self.replace, self.sources, self.limits = holder, replace, sources, limits
         self.child_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": 120}
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
+        self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
         self.deadline = time.monotonic() + limits.submission_seconds
@@ -64,13 +67,16 @@ class SubmissionRunner:
     def zygote(self):
         return self.holder[0]
 
-    def run(self, jobs):
-        """{job key: CallResult} for every job."""
+    def run(self, jobs, passed=None):
+        """{job key: CallResult} for every job; `passed(step, results)`, if given, says whether `step`
+        passed every one of its cases with these results (see `_load`)."""
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
         for k, step in enumerate(by_step):
             self._run_step(step, by_step[step], results)
+            if passed is not None and step in self.present and passed(step, results):
+                self.own.add(step)
             if k + 1 < len(by_step) and self.sock is not None and not self._tidy():
                 self._end_child()  # the last child is ended by finish()
         return results
@@ -247,9 +253,14 @@ class SubmissionRunner:
                       seconds)
 
     def _load(self, step, filename, source):
-        """Import the step in the child; None when it worked, else the CallResult for all its jobs."""
-        kit = [(name, proxies) for name, proxies in kit_modules(step) if f"kit:{name}" not in self.present]
-        header = {"op": "load", "module": step, "filename": filename, "source": source,
+        """Import the step in the child; None when it worked, else the CallResult for all its jobs.
+
+        The earlier steps it imports that passed every case and are loaded in this child are the
+        learner's own modules; the others, the kit's provided code with proxies."""
+        own = [name for name, _ in kit_modules(step) if name in self.own and name in self.present]
+        kit = [(name, proxies) for name, proxies in kit_modules(step)
+               if f"kit:{name}" not in self.present and name not in own]
+        header = {"op": "load", "module": step, "filename": filename, "source": source, "own": own,
                   "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
         code = [(f"kit:{name}", provided_code(name)) for name, _ in kit]
         code += [(f"provided:{part}", provided_code(step, part)) for part in ("names", "definitions")]
