@@ -49,7 +49,8 @@ class BarrierUnavailable(ZygoteError):
 # so /proc/1/cmdline inside the sandbox shows no setting and no path of the kit.
 _BOOTSTRAP = """import json, socket, sys, types
 ctl = socket.socket(fileno=0)
-config = json.loads(ctl.makefile("rb", buffering=0).readline())
+size = int(ctl.recv(16, socket.MSG_WAITALL))
+config = json.loads(ctl.recv(size, socket.MSG_WAITALL))
 sys.path[:0] = config.pop("path")
 package = sys.modules["sandbox"] = types.ModuleType("sandbox")
 package.__path__ = []
@@ -181,7 +182,8 @@ class Zygote:
         finally:
             theirs.close()
         try:
-            self.ctl.sendall(json.dumps(_config(barrier, uid)).encode("utf-8") + b"\n")
+            config = json.dumps(_config(barrier, uid)).encode("utf-8")
+            self.ctl.sendall(b"%016d" % len(config) + config)  # its size first: read at once, not byte by byte
             header, _ = self._read(_STARTUP_SECONDS)
         except (OSError, ZygoteError) as err:
             try:
