@@ -19,11 +19,11 @@ import sys
 import threading
 from contextlib import contextmanager
 
-from .sandbox_wire import Reader, read_message
+from .sandbox_types import ONE_BLAS_THREAD
+from .sandbox_wire import Reader, read_kept, read_message
 
 _MAX_HEADER = 1 << 20
 _MAX_PAYLOAD = 1 << 34
-_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
 class WorkerFailed(Exception):
@@ -38,7 +38,7 @@ class Worker:
         self.sock, theirs = socket.socketpair()
         try:
             self.proc = subprocess.Popen([sys.executable, "-m", __name__, str(memory_mb)], stdin=theirs.fileno(),
-                                         env={**os.environ, **_ONE_THREAD}, stdout=subprocess.DEVNULL)
+                                         env={**os.environ, **ONE_BLAS_THREAD}, stdout=subprocess.DEVNULL)
         finally:
             theirs.close()
         self.reader = Reader(self.sock)
@@ -46,11 +46,10 @@ class Worker:
     def ask(self, request, deadline):
         """The bytes of the worker's answer to `request` (the bytes of one message), by `deadline`
         (time.monotonic). TimeoutError past it, WorkerFailed if the worker ended or broke the format."""
-        raw = []
         try:
             self.sock.settimeout(None)
             self.sock.sendall(request)
-            read_message(lambda n: _kept(raw, self.reader.exact(n, deadline)), _MAX_HEADER, _MAX_PAYLOAD)
+            *_, raw = read_kept(lambda n: self.reader.exact(n, deadline), _MAX_HEADER, _MAX_PAYLOAD)
         except TimeoutError:
             raise
         except Exception as err:  # noqa: BLE001 - EOF, a broken pipe or a garbled answer: the worker is gone
@@ -96,11 +95,6 @@ class Workers:
 
 WORKERS = Workers()
 atexit.register(WORKERS.close)
-
-
-def _kept(chunks, data):
-    chunks.append(data)
-    return data
 
 
 def serve(sock, memory_mb):

@@ -26,7 +26,7 @@ from ..messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import result
 from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,
-                           read_message)
+                           read_kept)
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
@@ -227,9 +227,8 @@ class SubmissionRunner:
         sends first, while `step`'s code runs (call `job`, if one), are answered on the way (their
         time is the call's)."""
         while True:
-            raw = []
-            reply, parts = read_message(lambda n: _kept(raw, self.reader.exact(n, deadline)), _MAX_HEADER,
-                                        self.limits.result_bytes)
+            reply, parts, raw = read_kept(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
+                                          self.limits.result_bytes)
             if reply.get("op") != "ref":
                 break
             reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
@@ -326,12 +325,6 @@ class SubmissionRunner:
         except (TimeoutError, EOFError, OSError, WireError):
             return False
         return reply.get("clean") is True
-
-
-def _kept(chunks, data):
-    """`data`, after appending it to `chunks` (the bytes of a message, kept as they were read)."""
-    chunks.append(data)
-    return data
 
 
 def _text(data, total):

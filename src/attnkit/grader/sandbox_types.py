@@ -1,6 +1,10 @@
 """The sandbox's data types (re-exported by attnkit.grader.sandbox, where they are documented)."""
 from dataclasses import dataclass
 
+# numpy's BLAS and OpenMP on one thread, in every process that computes for a grade (the sandbox's, the reference worker)
+ONE_BLAS_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                          "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -237,6 +237,16 @@ class Reader:
             self.sock.settimeout(remaining)
 
 
+def read_kept(recv_exact, max_header, max_payload):
+    """read_message, and the bytes it read as they came: (header, arrays, [chunks])."""
+    chunks = []
+
+    def kept(n):
+        chunks.append(recv_exact(n))
+        return chunks[-1]
+    return (*read_message(kept, max_header, max_payload), chunks)
+
+
 def read_message(recv_exact, max_header, max_payload):
     """Read one message with `recv_exact(n) -> bytes-like of length n`; return (header, arrays).
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .. import i18n
 from . import sandbox_barrier, sandbox_seccomp
+from .sandbox_types import ONE_BLAS_THREAD
 from .sandbox_wire import encode, read_message
 
 _HERE = Path(__file__).resolve().parent
@@ -85,8 +86,7 @@ def _config(barrier, uid):
 
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": "/tmp",
-       "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-       "NUMEXPR_NUM_THREADS": "1", "VECLIB_MAXIMUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+       **ONE_BLAS_THREAD, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def barrier_possible():
