@@ -10,7 +10,7 @@ from attnkit.paths import ROOT
 from attnkit.reference import reference_module
 
 # The kit's own tests read its English messages whatever this machine's locale (a learner's default
-# comes from it: attnkit.i18n); the tests of Chinese output ask for it. Child processes inherit this.
+# comes from it: attnkit_runtime.i18n); the tests of Chinese output ask for it. Child processes inherit this.
 os.environ["ATTNKIT_LANG"] = "en"
 
 

@@ -14,7 +14,7 @@ from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT
 from attnkit.nbgrader_course.notebook import step_code
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
-from attnkit.loader import load_step
+from attnkit.reference import load_step
 from attnkit.reference import reference_function
 from grading_support import grade_path
 from test_nbgrader_course import run_cells

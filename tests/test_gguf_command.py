@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from attnkit.loader import load_step
+from attnkit.reference import load_step
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
 
 pytest.importorskip("gguf", reason="the gguf extra is not installed (pip install -e \".[gguf]\")")

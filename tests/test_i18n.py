@@ -1,7 +1,7 @@
-"""Which language the learner gets, and how a two-language text is picked (attnkit.i18n)."""
+"""Which language the learner gets, and how a two-language text is picked (attnkit_runtime.i18n)."""
 import pytest
 
-from attnkit import i18n
+from attnkit_runtime import i18n
 
 LOCALE = ("ATTNKIT_LANG", "LC_ALL", "LC_MESSAGES", "LANG")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from attnkit import i18n, messages
+from attnkit_runtime import i18n, messages
 from attnkit.paths import SOLUTIONS_DIR
 from test_public_tests import edited_copy
 

@@ -8,7 +8,7 @@ import pytest
 from attnkit import lessons, manifest
 from attnkit.cases import all_cases, cases_for
 from attnkit.checks import expected_forms, expected_outputs
-from attnkit.judge import call_named, evaluate
+from attnkit_runtime.judge import call_named, evaluate
 from attnkit.mistakes import catalogue, describe, diagnose, diagnose_exception, mistaken_function, variants
 from attnkit.mistakes import diagnosis
 from attnkit.reference import reference_outputs

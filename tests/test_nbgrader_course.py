@@ -13,7 +13,8 @@ import pytest
 
 from attnkit import cli, manifest, mistakes, rubric, stubs
 from attnkit.cases import cases_for
-from attnkit.nbgrader_course import ASSIGNMENT, build, runtime
+from attnkit.nbgrader_course import ASSIGNMENT, build
+from attnkit_runtime import notebook as runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
 from attnkit.nbgrader_course.embed import PACKAGE
 from attnkit.nbgrader_course.notebook import step_code

@@ -13,8 +13,8 @@ from attnkit.grader import submission
 from attnkit.grader.grade import grade
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import InProcessRunner
-from attnkit.judge import call_named, invoke, named_outputs
-from attnkit.messages import MESSAGES
+from attnkit_runtime.judge import call_named, invoke, named_outputs
+from attnkit_runtime.messages import MESSAGES
 from attnkit.paths import ROOT, SOLUTIONS_DIR
 
 

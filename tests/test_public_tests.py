@@ -12,9 +12,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from attnkit import judge, manifest
+from attnkit import manifest
+from attnkit_runtime import judge
 from attnkit.cases import cases_for
-from attnkit.loader import TimeLimitExceeded, time_limit
+from attnkit_runtime.loader import TimeLimitExceeded, time_limit
 from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 
 N_PUBLIC = len(cases_for(visibility="public"))

@@ -7,7 +7,6 @@ runtime with pip, and runs `pytest exercises` with a bare environment, as a stud
 import ast
 import bz2
 import gzip
-import inspect
 import io
 import json
 import lzma
@@ -26,7 +25,7 @@ import pytest
 from attnkit import checks, cli, lessons, manifest, mistakes, stubs
 from attnkit.cases import cases_for, hidden_concepts
 from attnkit.paths import HIDDEN_CASES_DIR, LESSONS_DIR, SOLUTIONS_DIR
-from attnkit.release import leaks, members
+from attnkit.release import leaks, members, release_files, runtime_sources
 from test_case_meaning import WARNING, hiding_softmax_source
 
 N_PUBLIC = len(cases_for(visibility="public"))
@@ -588,22 +587,26 @@ def test_attnkit_show_stops_an_endless_loop_at_the_public_tests_time_limit(stude
     assert run.returncode == 1 and "causal_visible() was stopped after 1 s: an endless loop?" in run.stderr, run.stderr
 
 
-@pytest.mark.parametrize("module", ["judge", "loader", "ladder", "i18n", "messages"])
-def test_the_shipped_core_needs_only_the_standard_library_and_numpy(module):
-    """The release ships these files as they are, and the notebook embeds judge.py, messages.py and i18n.py:
-    no kit import but of each other."""
-    import importlib
-
-    source = inspect.getsource(importlib.import_module(f"attnkit.{module}"))
+@pytest.mark.parametrize("path", runtime_sources(), ids=lambda p: p.name)
+def test_the_learner_runtime_needs_only_the_standard_library_numpy_and_itself(path):
+    """src/attnkit_runtime/ is what a learner receives (the release ships it as it is, the notebook imports
+    it): it never imports the instructor's side (`attnkit`), only the standard library, numpy, pytest
+    (the release's plugin) and its own modules."""
     imported = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             imported.add(node.module.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and (node.module in ("i18n", "messages") or
-                                                   {a.name for a in node.names} <= {"i18n", "messages"}):
-            continue  # the portable core itself, shipped beside this file
-        elif isinstance(node, ast.ImportFrom):  # loader's default layout, never used by the release
-            assert (module, node.module, [a.name for a in node.names]) == ("loader", None, ["manifest"]), ast.dump(node)
-    assert imported <= set(sys.stdlib_module_names) | {"numpy"}, imported
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 1, ast.dump(node)  # its own modules only
+    assert imported <= set(sys.stdlib_module_names) | {"numpy", "pytest"}, imported
+
+
+def test_the_release_ships_the_runtime_file_for_file(tmp_path):
+    """The release's runtime is src/attnkit_runtime/, byte for byte: no copy that could drift."""
+    files = release_files()
+    for path in runtime_sources():
+        assert files[f"runtime/attnkit_runtime/{path.name}"] == path.read_bytes()
+    shipped = {name.rsplit("/", 1)[1] for name in files if name.startswith("runtime/attnkit_runtime/") and name.endswith(".py")}
+    assert shipped == {path.name for path in runtime_sources()}

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from attnkit import cases, manifest, stubs
-from attnkit.judge import named_outputs
+from attnkit_runtime.judge import named_outputs
 from attnkit.grader import sandbox
 from attnkit.grader.sandbox import Job, Limits, run_submission
 from attnkit.paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR

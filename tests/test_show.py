@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from attnkit import show
+from attnkit_runtime import show
 from attnkit.cli import main
 from attnkit.paths import PACKAGE_DIR, SOLUTIONS_DIR
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attnkit import manifest, stubs
-from attnkit.loader import load_step
+from attnkit.reference import load_step
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
 
 STEPS = manifest.steps()

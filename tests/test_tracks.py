@@ -9,7 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from attnkit import ladder, manifest, rubric
+from attnkit import manifest, rubric
+from attnkit_runtime import ladder
 from attnkit.cases import cases_for
 from attnkit.grader.bench import copy_solutions
 from attnkit.grader.grade import grade_submission

@@ -10,9 +10,10 @@ import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import judge, lessons, manifest
+from . import lessons, manifest
+from attnkit_runtime import judge
 from .data_texts import gaps, two_languages
-from .i18n import LANGUAGES
+from attnkit_runtime.i18n import LANGUAGES
 from .paths import CASES_DIR, HIDDEN_CASES_DIR
 from .reference import reference_function
 from .yaml_data import read_yaml

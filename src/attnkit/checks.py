@@ -1,12 +1,12 @@
 """What a case's calls must give, in the kit: its stored value, or the reference solution's result
 (for a property case, the shapes and dtypes of the reference's results).
 
-The judging itself (compare, evaluate, the teaching message) is the portable core, `attnkit.judge`;
+The judging itself (compare, evaluate, the teaching message) is the portable core, `attnkit_runtime.judge`;
 this is the one part of it that needs the reference, which neither the release nor the notebook holds.
 """
 import numpy as np
 
-from .judge import as_array, pick
+from attnkit_runtime.judge import as_array, pick
 from .reference import reference_outputs
 
 

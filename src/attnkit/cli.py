@@ -4,7 +4,7 @@ import importlib
 import os
 import sys
 
-from . import i18n
+from attnkit_runtime import i18n
 
 COMMAND_MODULES = (
     "attnkit.cmd_check",

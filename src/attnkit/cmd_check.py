@@ -2,7 +2,7 @@
 import pytest
 
 from .cli import add_lang_option
-from .messages import say
+from attnkit_runtime.messages import say
 from .paths import EXERCISES_DIR
 from .public import SOLUTIONS_OPTION
 

@@ -40,7 +40,8 @@ def _token_ids(model, args):
 
 
 def _layer_function(args):
-    from .loader import StepLoadError, load_step
+    from attnkit_runtime.loader import StepLoadError
+    from .reference import load_step
     from .paths import EXERCISES_DIR, SOLUTIONS_DIR
 
     folder = SOLUTIONS_DIR if args.solutions else (args.folder or EXERCISES_DIR)

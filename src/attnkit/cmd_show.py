@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from .cli import add_lang_option
-from .messages import say
+from attnkit_runtime.messages import say
 from .paths import EXERCISES_DIR
 from .show_frames import PRESETS, Frame, NoReference, render
 from .show_mine import LearnerError, UsageError, show_mine

@@ -4,7 +4,7 @@ catalogue's summaries and advice, the manifest's step titles): each exists in ev
 A loader calls `two_languages` on each such text as it reads it, so a text missing a language is
 refused when its catalogue loads; `gaps` lists every missing one at once (tests/test_data_texts.py).
 """
-from .i18n import LANGUAGES, missing
+from attnkit_runtime.i18n import LANGUAGES, missing
 
 FORMAT = "{" + ", ".join(f'{lang}: "..."' for lang in LANGUAGES) + "}"  # as YAML spells a two-language text
 

@@ -7,7 +7,7 @@ opens, in their language: "lessons/en/step2_scores.md#scale". An anchor is the i
 """
 import re
 
-from .i18n import LANGUAGES, check_language, language
+from attnkit_runtime.i18n import LANGUAGES, check_language, language
 
 REFERENCE = re.compile(r"(?P<lesson>[a-z0-9_]+)(?:#(?P<anchor>[a-z0-9-]+))?")
 

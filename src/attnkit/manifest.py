@@ -4,7 +4,7 @@ from functools import lru_cache
 
 from . import lessons
 from .data_texts import gaps, two_languages
-from .i18n import LANGUAGES
+from attnkit_runtime.i18n import LANGUAGES
 from .paths import DATA_DIR
 from .yaml_data import read_yaml
 

@@ -33,7 +33,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .messages import say
+from attnkit_runtime.messages import say
 
 KERNEL_NAME = "attnkit-barrier"
 JUPYTER_DIR = "jupyter"  # <course>/jupyter is put on JUPYTER_PATH: kernels/<KERNEL_NAME>/kernel.json below it

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from . import checks, judge
+from . import checks
+from attnkit_runtime import judge
 from .cases import cases_for
-from .loader import StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure, time_limit
+from attnkit_runtime.loader import StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure, time_limit
 from .paths import SOLUTIONS_DIR
 from .reference import learner_step
-from .student_runtime import hide_kit_frame
+from attnkit_runtime.exercise import hide_kit_frame
 
 SOLUTIONS_OPTION = "--solutions"
 

@@ -1,6 +1,7 @@
 """pytest hooks for exercises/ (imported by exercises/conftest.py): the --solutions switch, --lang and
 the progress ladder at the end of the run."""
-from . import ladder, manifest
+from . import manifest
+from attnkit_runtime import ladder
 from .cases import hidden_concepts
 from .public import SOLUTIONS_OPTION
 

@@ -1,9 +1,16 @@
 """The reference solutions (solutions/), loaded once per process, and the results they give."""
 from functools import lru_cache
 
-from .judge import call_named
-from .loader import load_step
+from attnkit_runtime.judge import call_named
+from attnkit_runtime import loader
+
+from . import manifest
 from .paths import SOLUTIONS_DIR
+
+
+def load_step(module, folder, deps_folder=None, cache=None):
+    """Step `module` imported from `folder` with the kit's layout (attnkit_runtime.loader.load_step)."""
+    return loader.load_step(module, folder, deps_folder, cache, layout=manifest)
 
 
 @lru_cache(maxsize=None)

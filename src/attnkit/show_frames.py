@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .messages import say
+from attnkit_runtime.messages import say
 from .paths import SOLUTIONS_DIR
-from .show import beside, grid
+from attnkit_runtime.show import beside, grid
 
 
 class NoReference(Exception):

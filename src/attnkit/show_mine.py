@@ -8,12 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import manifest
-from .judge import named_outputs
-from .loader import StepLoader, StepLoadError, learner_function
+from attnkit_runtime.judge import named_outputs
+from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function
 from .reference import learner_step
-from .messages import say
-from .show import MARK, beside, grid
-from .show_call import LearnerError, UsageError, run_learner, yours
+from attnkit_runtime.messages import say
+from attnkit_runtime.show import MARK, beside, grid
+from attnkit_runtime.show_call import LearnerError, UsageError, run_learner, yours
 from .show_frames import NoReference, reference
 
 QUERY_BY_KEY = ("visible", "M", "mask", "P", "kq", "kq_soft_max")  # parts whose rows are queries, columns keys

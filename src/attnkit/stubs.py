@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from . import lessons, manifest
-from .i18n import LANGUAGES, pick
-from .messages import MESSAGES
+from attnkit_runtime.i18n import LANGUAGES, pick
+from attnkit_runtime.messages import MESSAGES
 from .paths import EXERCISES_DIR, SOLUTIONS_DIR
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"

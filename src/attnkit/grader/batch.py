@@ -10,7 +10,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from ..i18n import language
+from attnkit_runtime.i18n import language
 from . import submission as submissions
 from .grade import Graded, grade, grade_submission
 from .sandbox_zygote import ZygoteError

@@ -8,7 +8,7 @@ import statistics
 from dataclasses import dataclass
 
 from .. import lessons, mistakes
-from ..i18n import pick
+from attnkit_runtime.i18n import pick
 
 BINS = 10  # score histogram: [0, 10), [10, 20), … [90, 100]
 _BAR = 30  # characters of the longest text bar

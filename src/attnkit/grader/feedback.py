@@ -17,8 +17,9 @@ as visible escapes too.
 import html
 import re
 
-from .. import judge, mistakes
-from ..messages import say
+from .. import mistakes
+from attnkit_runtime import judge
+from attnkit_runtime.messages import say
 from .grade import not_written
 from .terminal import printable
 

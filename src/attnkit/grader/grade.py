@@ -14,9 +14,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import credit, judge, mistakes
-from ..i18n import LANGUAGES, pick
-from ..messages import MESSAGES, say
+from .. import credit, mistakes
+from attnkit_runtime import judge
+from attnkit_runtime.i18n import LANGUAGES, pick
+from attnkit_runtime.messages import MESSAGES, say
 
 _DIAGNOSIS_LOCK = threading.Lock()  # diagnosis builds its tables lazily, loading modules (not thread-safe)
 

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 from ..cases import hidden_cases_available
-from ..i18n import ENVIRONMENT, check_language
+from attnkit_runtime.i18n import ENVIRONMENT, check_language
 from ..paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
 
 ENTRY_POINTS = ROOT / "autograder" / "gradescope"

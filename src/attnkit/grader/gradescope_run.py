@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from .. import manifest
-from ..messages import say
+from attnkit_runtime.messages import say
 from .atomic import write_text
 from .report_gradescope import failed
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from .atomic import write_text
 from .feedback import shown_output
 from .file_names import stems
-from ..messages import say
+from attnkit_runtime.messages import say
 from .grade import points_split
 
 _CAP = 8000  # characters of learner output shown

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..judge import call_named
+from attnkit_runtime.judge import call_named
 from ..reference import reference_function
 from .sandbox import CallResult, Limits, SubmissionRun, run_submission
 

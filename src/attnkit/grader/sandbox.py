@@ -15,7 +15,7 @@ arguments. Every job gets a CallResult:
     budget      not run (or cut short): the submission's time or result-byte budget was spent
                 (exc_type "time" or "bytes")
 
-A step is judged with the *reference* versions of the steps it depends on (as attnkit.loader.load_step
+A step is judged with the *reference* versions of the steps it depends on (as attnkit_runtime.loader.load_step
 does), but no reference code enters the sandbox: there the steps it imports are the kit's provided
 code with proxies that the grader answers with the reference's results (sandbox_reference.py), and
 the kit's provided definitions replace the learner's copies. With `passed(step, results)` (the

@@ -389,7 +389,7 @@ class Submission:
         if not callable(fn):
             return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
         import numpy as np
-        try:  # as attnkit.judge.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
+        try:  # as attnkit_runtime.judge.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
             with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
                 warnings.simplefilter("always")
                 result = fn(*args, **kwargs)
@@ -438,7 +438,7 @@ class Submission:
 
 
 def _warning_texts(caught):
-    """The RuntimeWarnings among `caught` as text, as attnkit.judge.invoke_watched gives them (capped)."""
+    """The RuntimeWarnings among `caught` as text, as attnkit_runtime.judge.invoke_watched gives them (capped)."""
     texts = [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
              for w in caught if issubclass(w.category, RuntimeWarning)]
     return [text[:300] for text in texts[:MAX_WARNINGS]]
@@ -453,7 +453,7 @@ class ResultRefused(Exception):
 
 
 def _named_parts(returns, result):
-    """Mirror of attnkit.judge.named_outputs; only arrays and plain numbers may come back."""
+    """Mirror of attnkit_runtime.judge.named_outputs; only arrays and plain numbers may come back."""
     if len(returns) > 1 and not isinstance(result, (tuple, list)) and all(hasattr(result, n) for n in returns):
         parts = {name: getattr(result, name) for name in returns}
     elif len(returns) > 1:

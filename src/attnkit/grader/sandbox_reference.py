@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import manifest, stubs
-from ..messages import say
+from attnkit_runtime.messages import say
 from ..paths import SOLUTIONS_DIR
 from ..reference import reference_function
 from .reference_worker import WORKERS, WorkerFailed

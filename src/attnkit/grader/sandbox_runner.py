@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..messages import say
+from attnkit_runtime.messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import result
 from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from .. import i18n
+from attnkit_runtime import i18n
 from . import sandbox_barrier, sandbox_seccomp
 from .sandbox_types import ONE_BLAS_THREAD
 from .sandbox_wire import encode, read_message

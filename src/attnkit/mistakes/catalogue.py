@@ -4,14 +4,14 @@
 one — the one that changes fewer results, or names the symptom most exactly — comes first.
 `K.T` on a batch, `Q @ K` and `W @ Z` can raise the very same matmul error in attention_head, so
 the first two, the common slips there, come before projection_transposed. Each entry is (code, summary,
-advice, lesson); summary and advice are two-language texts (attnkit.i18n), checked when it loads.
+advice, lesson); summary and advice are two-language texts (attnkit_runtime.i18n), checked when it loads.
 """
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import lessons
 from ..data_texts import gaps, two_languages
-from ..i18n import LANGUAGES, check_language, language
+from attnkit_runtime.i18n import LANGUAGES, check_language, language
 from .slips import SLIPS
 
 

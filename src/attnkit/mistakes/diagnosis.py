@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..judge import call_named, compare, evaluate, pick
+from attnkit_runtime.judge import call_named, compare, evaluate, pick
 from ..reference import reference_function
 from .catalogue import catalogue
 from .worlds import variants

@@ -9,7 +9,7 @@ import types
 from functools import lru_cache
 
 from .. import manifest
-from ..loader import load_step
+from ..reference import load_step
 from ..paths import SOLUTIONS_DIR
 from .catalogue import catalogue
 from .slips import SLIPS

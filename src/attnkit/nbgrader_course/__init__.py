@@ -22,7 +22,7 @@ from ..paths import LESSONS_DIR
 from .. import nbgrader_kernel as barrier
 from . import feedback_page
 from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook
-from .runtime import COURSE_CONFIG, HIDDEN_DIR
+from attnkit_runtime.notebook import COURSE_CONFIG, HIDDEN_DIR
 
 DEFAULT_TIMEOUT = 30
 

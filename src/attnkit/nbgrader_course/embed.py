@@ -1,6 +1,6 @@
 """The source of the notebook's locked checks cell: the checking code as a package of its own, then its data.
 
-The portable core (`attnkit.i18n`, `attnkit.messages`, `attnkit.judge`: standard library and numpy only) and this
+The portable core (`attnkit_runtime.i18n`, `attnkit_runtime.messages`, `attnkit_runtime.judge`: standard library and numpy only) and this
 package's `feedback` and `runtime` are embedded whole, each as a module of the package
 `attnkit_notebook_checks` (their relative imports then resolve inside it), so the notebook's
 messages and verdicts are the kit's. `_ak` is the runtime module: a learner's helper called `show`
@@ -11,11 +11,12 @@ out of the test cells).
 import ast
 import inspect
 
-from .. import i18n, judge, messages
-from . import feedback, runtime
+from attnkit_runtime import i18n, judge, messages
+from attnkit_runtime import notebook, notebook_feedback
 
-PACKAGE = feedback.PACKAGE
-MODULES = {"i18n": i18n, "messages": messages, "judge": judge, "feedback": feedback, "runtime": runtime}  # in import order
+PACKAGE = notebook_feedback.PACKAGE
+MODULES = {"i18n": i18n, "messages": messages, "judge": judge, "notebook_feedback": notebook_feedback,
+           "notebook": notebook}  # in import order
 
 
 def _imports_within_package(source):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import checks, lessons, mistakes
 from ..cases import build_arg
-from ..judge import DTYPES, encode_forms
+from attnkit_runtime.judge import DTYPES, encode_forms
 
 SMALL = 64  # arrays up to this many values are written out as lists; larger ones as base64 bytes
 

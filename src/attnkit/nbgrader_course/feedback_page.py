@@ -8,7 +8,7 @@ the `index.html.j2` it extends.
 import json
 
 from .. import manifest
-from ..i18n import pick
+from attnkit_runtime.i18n import pick
 
 TEMPLATE = "feedback_templates/attnkit_feedback.html.j2"  # in the course root, beside nbgrader_config.py
 

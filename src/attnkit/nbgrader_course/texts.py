@@ -1,7 +1,7 @@
 """The prose of the notebook: the opening cell, one short explanation per step (Markdown), the
 closing cell's heading and the line a test cell shows when the checks cell has not run."""
 from .. import lessons
-from ..i18n import LANGUAGES, pick
+from attnkit_runtime.i18n import LANGUAGES, pick
 
 LESSONS = ("The lessons are in the folder `lessons/` beside this notebook, in English (`lessons/en/`) and "
            "Chinese (`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "

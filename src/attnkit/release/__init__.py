@@ -4,23 +4,22 @@
     OUT/lessons/                       the kit's lessons, English and Chinese: every "read:" link points here
     OUT/pyproject.toml                 installs the runtime: `pip install .`
     OUT/exercises/                     the stubs, shape_checks.py, readable public tests, conftest.py
-    OUT/runtime/attnkit_runtime/       judge.py, loader.py, ladder.py, i18n.py, messages.py (the kit's
-                                       portable core, as is: messages follow ATTNKIT_LANG / the locale),
-                                       show.py, show_call.py (`attnkit-show FUNCTION ARG…`: the grids
-                                       of `attnkit show --mine`, as they are),
-                                       exercise.py (attnkit.student_runtime), data/course.json, data/snapshot.npz
+    OUT/runtime/attnkit_runtime/       the kit's learner runtime (src/attnkit_runtime/), file for file as
+                                       it is: the judging core, messages in both languages, the ladder,
+                                       `attnkit-show`, the public tests' plugin (exercise.py); and
+                                       data/course.json, data/snapshot.npz
 
 No solution, no hidden case, no reference code, no implementation of a known mistake: what the
 feedback needs from the reference is stored data (see docs/RELEASE.md). `leaks.scan` checks it.
 """
-import inspect
 import io
 import json
 from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, i18n, judge, ladder, loader, manifest, messages, show, show_call, student_runtime, stubs
+from .. import __version__, manifest, stubs
+import attnkit_runtime
 from ..cases import cases_for
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from . import snapshot as snap
@@ -30,6 +29,11 @@ RUNTIME = "attnkit_runtime"
 CONFTEST = f'''"""pytest setup for the public tests: --lang, short tracebacks and the progress ladder (from the runtime)."""
 from {RUNTIME}.exercise import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
+
+
+def runtime_sources():
+    """The learner runtime's files, shipped as they are: src/attnkit_runtime/*.py."""
+    return sorted(Path(attnkit_runtime.__file__).parent.glob("*.py"))
 
 
 def release_files(solutions_dir=SOLUTIONS_DIR):
@@ -53,10 +57,8 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
             mistakes_by_case[case.name] = found
         files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
     package = f"runtime/{RUNTIME}"
-    files[f"{package}/__init__.py"] = '"""The runtime of the attnkit exercises (written by `attnkit release`)."""\n'
-    for name, module in (("i18n", i18n), ("messages", messages), ("judge", judge), ("loader", loader), ("ladder", ladder), ("show", show),
-                         ("show_call", show_call), ("exercise", student_runtime)):
-        files[f"{package}/{name}.py"] = inspect.getsource(module)
+    for path in runtime_sources():
+        files[f"{package}/{path.name}"] = path.read_bytes()
     files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **snapshot.arrays)

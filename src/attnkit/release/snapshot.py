@@ -4,13 +4,14 @@ For each public case: its calls' arguments and the values its calls must give (w
 test files, large arrays into `snapshot.npz`), and the known mistakes that fail it with their
 outputs (into the snapshot) or errors (into `course.json`). Nothing here reads a hidden case.
 Texts a learner reads (concepts, hints, lesson links, titles, mistakes) are stored in every language,
-as two-language texts: the release's runtime picks the learner's at run time (attnkit.i18n).
+as two-language texts: the release's runtime picks the learner's at run time (attnkit_runtime.i18n).
 """
 import math
 
 import numpy as np
 
-from .. import checks, judge, lessons, manifest, mistakes
+from .. import checks, lessons, manifest, mistakes
+from attnkit_runtime import judge
 from ..cases import hidden_concepts
 
 INLINE = 64  # arrays up to this many values are written into the test files; larger ones are stored

@@ -11,7 +11,7 @@ wherever learner code may run.
 
 A case here is anything with the attributes `name`, `step.module`, `function`, `returns`, `concept`,
 `read` (where to read, as the learner sees it), `hint`, `tolerance` and `expect` (`attnkit.cases.Case`, or `portable_case` below).
-`concept`, `read` and `hint` may be two-language texts: the messages pick the learner's language (attnkit.i18n).
+`concept`, `read` and `hint` may be two-language texts: the messages pick the learner's language (attnkit_runtime.i18n).
 """
 import copy
 import re

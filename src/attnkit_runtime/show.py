@@ -2,7 +2,7 @@
 
 Standard library, numpy and the portable `messages` (its corner label is in the learner's language)
 only: the renderer is the same in a student's copy without solutions/. Columns are padded by display width, so CJK token labels (two columns each)
-line up with ASCII ones. In a notebook: `from attnkit.show import grid; print(grid(P, tokens, tokens))`; the
+line up with ASCII ones. In a notebook: `from attnkit_runtime.show import grid; print(grid(P, tokens, tokens))`; the
 student release ships this file as `attnkit_runtime/show.py`.
 """
 import unicodedata

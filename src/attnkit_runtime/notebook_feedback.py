@@ -7,8 +7,8 @@ import sysconfig
 import textwrap
 import traceback
 
-from ..i18n import pick
-from ..messages import say
+from .i18n import pick
+from .messages import say
 
 PACKAGE = "attnkit_notebook_checks"  # the notebook's copy of the checking code: its frames are the kit's
 _LIBRARIES = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")})

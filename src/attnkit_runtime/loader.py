@@ -128,15 +128,14 @@ def _exec_module(name, path, bound):
     return module
 
 
-def load_step(module, folder, deps_folder=None, _cache=None, layout=None):
+def load_step(module, folder, deps_folder=None, _cache=None, *, layout):
     """Return step `module` (e.g. "step6_head") imported from `folder`.
 
     The steps it depends on and the provided modules come from `deps_folder` when given (the
     reference), else from `folder` too. Raises StepLoadError with a plain message on failure.
-    `layout` gives `provided_modules()` and `step(module).depends_on` (default: the kit's manifest).
+    `layout` gives `provided_modules()` and `step(module).depends_on` (the kit's manifest, or the
+    release's course.json).
     """
-    if layout is None:
-        from . import manifest as layout
     folder = Path(folder)
     deps = Path(deps_folder) if deps_folder is not None else folder
     cache = {} if _cache is None else _cache
@@ -149,7 +148,7 @@ def load_step(module, folder, deps_folder=None, _cache=None, layout=None):
     for dep in layout.step(module).depends_on:
         key = (dep, deps)
         if key not in cache:
-            cache[key] = load_step(dep, deps, deps, cache, layout)
+            cache[key] = load_step(dep, deps, deps, cache, layout=layout)
         bound[dep] = cache[key]
     return _exec_module(module, folder / f"{module}.py", bound)
 

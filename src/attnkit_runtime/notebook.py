@@ -1,6 +1,6 @@
 """What the notebook's test cells run: a step's cases on the learner's functions, judged in the kernel.
 
-The course builder copies this module, with the portable judging core (`attnkit.judge`), `i18n` and
+The course builder copies this module, with the portable judging core (`attnkit_runtime.judge`), `i18n` and
 `feedback`, into the locked checks cell of the notebook (embed.py), so the notebook needs nothing but
 numpy and its messages are the kit's. The cell ends with `configure(...)`: the course's steps, their
 points and their public cases as data. A test cell is one call, `check("step2_scores")`: it runs the
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
-from ..i18n import pick
-from .feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
+from .judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
+from .i18n import pick
+from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
                        their_frames)
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
