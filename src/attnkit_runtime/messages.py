@@ -79,6 +79,13 @@ MESSAGES = {
               "(no NaN, no warning)",
         "zh": "{function}() 的结果是对的，但中途发出了警告：{warning}{more}\n"
               "  中间算出了 NaN 或 inf，之后又被遮掩掉了；正确的做法让每个中间值都保持有限（没有 NaN，也没有警告）"},
+    "verdict.modified": {
+        "en": "{function}() changed its argument {argument} in place; its result may be right, but the caller "
+              "keeps using {argument} after the call (step 6 passes kq on to the mask and S to softmax). Compute "
+              "into a new array: `kq = kq / s`, not `kq /= s`; no `out=` on an input.",
+        "zh": "{function}() 原地修改了参数 {argument}；结果也许是对的，但调用者在调用之后还要用 {argument}"
+              "（第 6 步把 kq 传给掩码、把 S 传给 softmax）。请把结果算进一个新数组：写 `kq = kq / s`，"
+              "不要写 `kq /= s`；也不要对输入用 `out=`。"},
     "verdict.warning_more": {"en": " (and {count} more)", "zh": "（另有 {count} 条）"},
     "verdict.not_compared": {
         "en": "the result could not be compared ({error}); got {shapes}",

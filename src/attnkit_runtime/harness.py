@@ -1,0 +1,231 @@
+"""The one learner harness: run a case on the learner's function and say what happened, in every front end.
+
+The checkout's public tests, the release's, the notebook's checks and the grader all go through here,
+so the same code gets the same status, diagnosis and words everywhere. It has two halves:
+
+- `call_case` runs where learner code may run (the learner's own process; the grader's sandbox child):
+  it calls the function once per call on copies of the arguments, and records what came back, the NumPy
+  warnings on the way, the arguments it changed in place, the earlier steps' functions it called
+  (`CallLog`), and the exception it raised, as an `Outcome` of plain data.
+- `judge_outcome` runs where the verdict is decided (the same process at home; the grader's, outside the
+  sandbox): it turns an Outcome into a `CaseResult` with a `Status`, the known mistake it matches
+  (`diagnose`, the front end's: the mistake catalogue in the kit, stored outputs in the release and the
+  notebook) and the teaching message.
+
+An earlier step is blamed only when the failing function called one of its functions during the case
+and that step fails its own cases (`earlier_passes`); the likely-mistake line is kept either way.
+"""
+import copy
+import functools
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import inputs, judge
+from .i18n import pick
+from .loader import TimeLimitExceeded, time_limit
+from .messages import say
+from .status import Status
+
+
+class Ending:
+    """How a case's calls ended (`Outcome.ending`)."""
+
+    RETURNED = "returned"  # every call returned (its results may still be wrong)
+    NOT_WRITTEN = "not_written"  # a stub's NotImplementedError
+    RAISED = "raised"  # the learner's code raised another exception
+    TIMEOUT = "timeout"  # a call ran past its time limit
+
+
+@dataclass
+class Outcome:
+    """What a case's calls did, as plain data (the sandbox child sends it to the grader).
+
+    `results`: one {part: value} per call once every call returned and its result could be named;
+    `unnamed`: why a result could not be named (a wrong tuple), else "";
+    `warnings`: the NumPy RuntimeWarnings on the way, as text; `modified`: the arguments a call changed
+    in place; `called`: the earlier steps' modules whose functions the calls used (`CallLog`);
+    `error_type`, `error`: the exception (its type's name and text), `exception` the object itself where
+    the learner's process is also the judge's (None across the sandbox).
+    """
+
+    ending: str
+    results: list | None = None
+    unnamed: str = ""
+    warnings: list = field(default_factory=list)
+    modified: list = field(default_factory=list)
+    called: tuple = ()
+    error_type: str = ""
+    error: str = ""
+    exception: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One judged case. `message` is "" when it passed; `diagnosis` the code of the known mistake it
+    matches (None if none), `diagnosis_text` its description; `not_written` is True for a stub's
+    NotImplementedError of this case's step; `blamed` the earlier steps (modules) the case's calls used
+    that fail their own cases; `exception` the learner's exception, for a front end that shows its
+    traceback."""
+
+    case: object
+    status: Status
+    message: str = ""
+    problem: str = ""
+    diagnosis: str | None = None
+    diagnosis_text: str = ""
+    not_written: bool = False
+    blamed: tuple = ()
+    exception: BaseException | None = None
+
+    @property
+    def passed(self):
+        return self.status is Status.PASSED
+
+
+class CallLog:
+    """Records which earlier steps' functions a case's calls used.
+
+    `wrap(module, fn)` gives a function that calls `fn` and notes `module` while a `recording()` block
+    is open; the front end puts the wrapped functions where the learner's code finds the earlier steps
+    (the earlier step's module, or the notebook's namespace).
+    """
+
+    def __init__(self):
+        self._open = None
+
+    def wrap(self, module, fn):
+        if getattr(fn, "__attnkit_recorded__", None) is self:
+            return fn
+
+        @functools.wraps(fn)
+        def recorded(*args, **kwargs):
+            __tracebackhide__ = True
+            if self._open is not None:
+                self._open.add(module)
+            return fn(*args, **kwargs)
+
+        recorded.__attnkit_recorded__ = self
+        return recorded
+
+    def wrap_namespace(self, namespace, functions):
+        """Wrap the functions of `functions` ({module: [function names]}) found in `namespace` (a dict), in place."""
+        for module, names in functions.items():
+            for name in names:
+                if callable(namespace.get(name)):
+                    namespace[name] = self.wrap(module, namespace[name])
+
+    @contextmanager
+    def recording(self):
+        self._open = used = set()
+        try:
+            yield used
+        finally:
+            self._open = None
+
+
+def call_case(fn, case, calls, log=None, seconds=None):
+    """Call `fn` once per call of `case` (on copies of `calls`) and return the Outcome.
+
+    `log` (a CallLog) records the earlier steps used; `seconds` is the time limit of each call
+    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own).
+    Only a learner's exception is caught: the kit's own errors propagate.
+    """
+    __tracebackhide__ = True
+    log = log or CallLog()
+    raw, warned, modified = [], [], []
+    what = f"{case.step.module}.{case.function}()"
+    with log.recording() as used:
+        try:
+            for k, kwargs in enumerate(calls):  # a loop: a comprehension's frame would show in tracebacks
+                passed = copy.deepcopy(kwargs)
+                watched = inputs.watch(passed)
+                if seconds == 0:
+                    value, emitted = judge.invoke_watched(fn, passed)
+                else:
+                    with time_limit(what, seconds):
+                        value, emitted = judge.invoke_watched(fn, passed)
+                raw.append(value)
+                warned += emitted
+                modified += [name if len(calls) == 1 else say("part.of_call", part=name, call=k + 1)
+                             for name in inputs.changed(watched)]
+        except NotImplementedError as err:
+            return Outcome(Ending.NOT_WRITTEN, called=tuple(sorted(used)), error_type="NotImplementedError",
+                           error=str(err), exception=err)
+        except TimeLimitExceeded as err:
+            return Outcome(Ending.TIMEOUT, called=tuple(sorted(used)), error_type="TimeLimitExceeded",
+                           error=str(err), exception=err)
+        except Exception as err:  # noqa: BLE001 - whatever the learner's code raised is the learner's
+            return Outcome(Ending.RAISED, called=tuple(sorted(used)), error_type=type(err).__name__,
+                           error=str(err), exception=err)
+    try:
+        results = [judge.named_outputs(case.returns, value) for value in raw]
+    except ValueError as err:
+        return Outcome(Ending.RETURNED, unnamed=str(err), warnings=warned, modified=modified,
+                       called=tuple(sorted(used)))
+    return Outcome(Ending.RETURNED, results, warnings=warned, modified=modified, called=tuple(sorted(used)))
+
+
+class Diagnosis:
+    """What a front end knows of mistakes (the kit's catalogue, or the stored outputs of the release and
+    the notebook): `of_results(case, calls, results)` and `of_error(case, error_type, error)` give a
+    known mistake's code or None, `describe(code)` its text in the learner's language."""
+
+    def of_results(self, case, calls, results):
+        return None
+
+    def of_error(self, case, error_type, error):
+        return None
+
+    def describe(self, code):
+        return code
+
+
+def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier_passes=None, full_arrays=None):
+    """The CaseResult of `outcome` on `case`.
+
+    `expected`/`forms` as `judge.evaluate` takes them, or functions of no argument (called only when
+    a result came back); `diagnosis` a Diagnosis; `earlier_passes(module)` says whether an earlier
+    step passes its own cases (None: the earlier steps are the kit's, never to blame); `full_arrays` as
+    `judge.teaching_message` takes it (the public tests under pytest -vv).
+    """
+    diagnosis = diagnosis or Diagnosis()
+    blamed = tuple(m for m in outcome.called if earlier_passes is not None and not earlier_passes(m))
+    found = functools.partial(_found, case, blamed)
+    if outcome.ending == Ending.NOT_WRITTEN:
+        own = f"({case.step.module}." in outcome.error or not blamed
+        return found(Status.FAILED, outcome.error, "not_written", not_written=own, exception=outcome.exception)
+    if outcome.ending == Ending.TIMEOUT:
+        return found(Status.TIMEOUT, f"{judge.title(case)}\n  {outcome.error}\n  "
+                                     f"{say('teach.read', where=pick(case.read))}", "timeout",
+                     exception=outcome.exception)
+    if outcome.ending == Ending.RAISED:
+        code = diagnosis.of_error(case, outcome.error_type, outcome.error)
+        text = diagnosis.describe(code) if code else ""
+        verdict = judge.Verdict(False, "exception", say("teach.raised", error=f"{outcome.error_type}: {outcome.error}"))
+        return found(Status.ERROR, judge.teaching_message(case, calls, verdict, text), "exception", code, text,
+                     exception=outcome.exception)
+    if outcome.results is None:
+        return found(Status.FAILED, f"{case.step.module}.{case.function} — {outcome.unnamed}", "result")
+    expected, forms = (given() if callable(given) else given for given in (expected, forms))
+    with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
+        verdict = judge.evaluate_safely(case, calls, outcome.results, expected, forms)
+    if verdict.passed and outcome.modified:
+        verdict = judge.Verdict(False, "modified", say("verdict.modified", function=case.function,
+                                                       argument=", ".join(outcome.modified)))
+    elif verdict.passed and outcome.warnings:
+        verdict = judge.warning_verdict(case.function, outcome.warnings)
+    if verdict.passed:
+        return CaseResult(case, Status.PASSED)
+    code = None
+    if verdict.problem not in ("modified", "warning"):
+        with np.errstate(all="ignore"):
+            code = diagnosis.of_results(case, calls, outcome.results)
+    text = diagnosis.describe(code) if code else ""
+    return found(Status.FAILED, judge.teaching_message(case, calls, verdict, text, full_arrays), verdict.problem,
+                 code, text)
+
+
+def _found(case, blamed, status, message, problem, code=None, text="", not_written=False, exception=None):
+    return CaseResult(case, status, message, problem, code, text, not_written, blamed, exception)
