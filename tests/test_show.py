@@ -1,5 +1,4 @@
 """`attnkit show`: the renderer, the lessons' presets, --mine matching and differing, and bad arguments."""
-import ast
 import os
 import shutil
 import subprocess
@@ -9,7 +8,7 @@ import pytest
 
 from attnkit_runtime import show
 from attnkit.cli import main
-from attnkit.paths import PACKAGE_DIR, SOLUTIONS_DIR
+from attnkit.paths import SOLUTIONS_DIR
 
 
 def _run(capsys, *argv):
@@ -69,16 +68,6 @@ def test_grid_of_a_batch_gives_one_grid_per_leading_index():
 def test_grid_refuses_labels_of_the_wrong_count():
     with pytest.raises(ValueError, match="col_labels must name each of the 2 cols, got 3"):
         show.grid([[True, False]], col_labels=["a", "b", "c"])
-
-
-@pytest.mark.parametrize("module, kit_modules", [("show", {"messages"}), ("messages", {"i18n"}), ("i18n", set())])
-def test_renderer_needs_only_the_standard_library_numpy_and_the_portable_messages(module, kit_modules):
-    tree = ast.parse((PACKAGE_DIR / f"{module}.py").read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0}
-    relative = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level}
-    assert relative == kit_modules, f"{module}.py imports the kit modules {relative}"
-    assert imported <= {"unicodedata", "numpy"} | set(sys.stdlib_module_names), imported
 
 
 # ---------------------------------------------------------------- presets and frames

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from . import checks
-from attnkit_runtime import judge
+from attnkit_runtime import harness
 from .cases import cases_for
-from attnkit_runtime.loader import StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure, time_limit
+from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function, load_failure
 from .paths import SOLUTIONS_DIR
 from .reference import learner_step
-from attnkit_runtime.exercise import hide_kit_frame
+from attnkit_runtime.pytest_report import hide_kit_frame, report
 
 SOLUTIONS_OPTION = "--solutions"
 
@@ -28,20 +28,31 @@ def learner_folder(config, test_path):
     return SOLUTIONS_DIR if config.getoption(SOLUTIONS_OPTION) else Path(test_path).resolve().parent
 
 
-def _diagnosis(case, calls, results=None, error=None):
-    """The likely mistake behind wrong `results`, or behind the exception `error`; "" if none is known."""
-    from . import mistakes  # the catalogue of known mistakes, loaded only when something failed
+class _Catalogue(harness.Diagnosis):
+    """The mistake catalogue, imported only when a case failed (it takes a second to load)."""
 
-    if error is not None:
-        code = mistakes.diagnose_exception(case, type(error).__name__, str(error))
-    else:
-        code = mistakes.diagnose(case, calls, results)
-    return mistakes.describe(code) if code else ""
+    @staticmethod
+    def _loaded():
+        from .mistakes import CATALOGUE
+        return CATALOGUE
+
+    def of_results(self, case, calls, results):
+        return self._loaded().of_results(case, calls, results)
+
+    def of_error(self, case, error_type, error):
+        return self._loaded().of_error(case, error_type, error)
+
+    def describe(self, code):
+        return self._loaded().describe(code)
+
+
+CATALOGUE = _Catalogue()
 
 
 def check_case(case, folder, full_arrays=False):
     """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong.
 
+    The earlier steps the learner's step imports are the reference's, so nothing else is to blame.
     `full_arrays` (pytest -vv) adds the whole expected and actual arrays to the message.
     """
     __tracebackhide__ = hide_kit_frame
@@ -54,25 +65,10 @@ def check_case(case, folder, full_arrays=False):
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
     calls = case.build_calls()
-    try:
-        with time_limit(f"{case.step.module}.{case.function}()"):
-            verdict, results = judge.run_case(fn, case, calls, lambda: checks.expected_outputs(case, calls),
-                                              lambda: checks.expected_forms(case, calls))
-    except NotImplementedError:
-        raise
-    except TimeLimitExceeded as err:
-        failure = str(err)
-    except Exception as err:
-        if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
-            err.add_note(judge.exception_note(case, calls, _diagnosis(case, calls, error=err)))
-        raise
-    if failure:
-        pytest.fail(failure, pytrace=False)
-    if results is None:
-        pytest.fail(verdict.message, pytrace=False)
-    if not verdict.passed:
-        pytest.fail(judge.teaching_message(case, calls, verdict, _diagnosis(case, calls, results), full_arrays),
-                    pytrace=False)
+    outcome = harness.call_case(fn, case, calls)
+    result = harness.judge_outcome(case, calls, outcome, lambda: checks.expected_outputs(case, calls),
+                                   lambda: checks.expected_forms(case, calls), CATALOGUE, full_arrays=full_arrays)
+    report(result, calls)
 
 
 def case_test(step_module, function):

@@ -197,9 +197,8 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         own = f"({case.step.module}." in outcome.error or not blamed
         return found(Status.FAILED, outcome.error, "not_written", not_written=own, exception=outcome.exception)
     if outcome.ending == Ending.TIMEOUT:
-        return found(Status.TIMEOUT, f"{judge.title(case)}\n  {outcome.error}\n  "
-                                     f"{say('teach.read', where=pick(case.read))}", "timeout",
-                     exception=outcome.exception)
+        return found(Status.TIMEOUT, f"{outcome.error}\n  {say('teach.read', where=pick(case.read))}", "timeout",
+                     exception=outcome.exception)  # its first line names the function: a short summary shows it
     if outcome.ending == Ending.RAISED:
         code = diagnosis.of_error(case, outcome.error_type, outcome.error)
         text = diagnosis.describe(code) if code else ""

@@ -1,0 +1,29 @@
+"""How the public tests (the checkout's and the release's) show a harness.CaseResult under pytest."""
+import pytest
+
+from .judge import exception_note
+from .status import Status
+
+
+def hide_kit_frame(excinfo):
+    """pytest `__tracebackhide__` rule: hide the kit's frames around the learner's exceptions.
+
+    A pytest.fail message (our teaching message) keeps them, or pytest adds a note that every
+    traceback entry is hidden.
+    """
+    return not isinstance(excinfo.value, pytest.fail.Exception)
+
+
+def report(result, calls):
+    """Show a CaseResult as pytest does best: a stub's NotImplementedError and a learner's exception are
+    raised again (their traceback points at the learner's line; the exception gets the case as a note),
+    anything else that failed is a pytest failure with the teaching message."""
+    __tracebackhide__ = hide_kit_frame
+    if result.passed:
+        return
+    error = result.exception
+    if error is not None and (result.not_written or result.status is Status.ERROR):
+        if result.status is Status.ERROR and hasattr(error, "add_note"):  # Python 3.11+
+            error.add_note(exception_note(result.case, calls, result.diagnosis_text))
+        raise error.with_traceback(error.__traceback__)
+    pytest.fail(result.message, pytrace=False)
