@@ -263,3 +263,23 @@ def test_only_the_public_tests_offer_the_whole_arrays():
     assert "[0, :, :]" in graded and "pytest -vv" not in graded and "(whole)" not in graded
     assert "(pytest -vv shows the whole arrays)" in judge.teaching_message(case, [], verdict, full_arrays=False)
     assert "got (whole)" in judge.teaching_message(case, [], verdict, full_arrays=True)
+
+
+IN_PLACE = {  # right results, reached by writing into an argument the caller still holds
+    "step2_scores": ("    return kq / math.sqrt(d_h)", "    kq /= math.sqrt(d_h)\n    return kq"),
+    "step4_softmax": ("    E = np.exp(S - row_max)", "    S -= row_max\n    E = np.exp(S, out=S)"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(IN_PLACE))
+def test_a_function_that_modifies_its_argument_fails_and_is_told_why(tmp_path, module):
+    """The kit's functions never modify their inputs: a right result reached by `kq /= …` or `out=S`
+    fails, and the message names the argument."""
+    folder = learner_copy(tmp_path, [module])
+    path = folder / f"{module}.py"
+    honest, in_place = IN_PLACE[module]
+    assert honest in path.read_text()
+    path.write_text(path.read_text().replace(honest, in_place))
+    code, out = run_pytest(folder / f"test_{module}.py", "-rf")
+    assert code == 1, out
+    assert "changed its argument" in out and ("argument kq in place" in out or "argument S in place" in out), out
