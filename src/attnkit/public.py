@@ -49,10 +49,11 @@ class _Catalogue(harness.Diagnosis):
 CATALOGUE = _Catalogue()
 
 
-def check_case(case, folder, full_arrays=False):
+def check_case(case, folder, item, full_arrays=False):
     """Run `case` on the learner's function from `folder`; fail with a teaching message if wrong.
 
-    The earlier steps the learner's step imports are the reference's, so nothing else is to blame.
+    The earlier steps the learner's step imports are the reference's, so nothing else is to blame;
+    `item` is the pytest test, which keeps what the ladder needs.
     `full_arrays` (pytest -vv) adds the whole expected and actual arrays to the message.
     """
     __tracebackhide__ = hide_kit_frame
@@ -68,7 +69,7 @@ def check_case(case, folder, full_arrays=False):
     outcome = harness.call_case(fn, case, calls)
     result = harness.judge_outcome(case, calls, outcome, lambda: checks.expected_outputs(case, calls),
                                    lambda: checks.expected_forms(case, calls), CATALOGUE, full_arrays=full_arrays)
-    report(result, calls)
+    report(result, calls, item)
 
 
 def case_test(step_module, function):
@@ -77,7 +78,7 @@ def case_test(step_module, function):
     @pytest.mark.parametrize("case", cases_for(step_module, "public", function), ids=str)
     def test(case, request):
         __tracebackhide__ = hide_kit_frame
-        check_case(case, learner_folder(request.config, request.path), request.config.get_verbosity() >= 2)
+        check_case(case, learner_folder(request.config, request.path), request.node, request.config.get_verbosity() >= 2)
 
     test.__name__ = f"test_{function}"
     test.__doc__ = f"The public cases of {step_module}.{function} (src/attnkit/data/cases/{step_module}.yaml)."

@@ -2,6 +2,7 @@
 import pytest
 
 from .judge import exception_note
+from .ladder import NOT_WRITTEN
 from .status import Status
 
 
@@ -14,11 +15,13 @@ def hide_kit_frame(excinfo):
     return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
-def report(result, calls):
+def report(result, calls, item):
     """Show a CaseResult as pytest does best: a stub's NotImplementedError and a learner's exception are
     raised again (their traceback points at the learner's line; the exception gets the case as a note),
-    anything else that failed is a pytest failure with the teaching message."""
+    anything else that failed is a pytest failure with the teaching message. The test `item` keeps
+    whether the case is not written yet, for the ladder."""
     __tracebackhide__ = hide_kit_frame
+    item.user_properties.append((NOT_WRITTEN, result.not_written))
     if result.passed:
         return
     error = result.exception
