@@ -290,12 +290,13 @@ def test_the_nbgrader_course_has_the_step(kit, tmp_path):
     done = kit.attnkit("nbgrader-course", str(course))
     assert done.returncode == 0, done.stdout + done.stderr
     notebook = json.loads((course / "source/attention_extension/attention_extension.ipynb").read_text(encoding="utf-8"))
-    cells = {cell["id"]: cell for cell in notebook["cells"]}
-    about = "".join(cells[f"about_{MODULE}"]["source"])
-    assert about.startswith("## Step 10: Grouped-query attention") and "每个 Key/Value Head 依次服务" in about
-    assert "**10 points**" in about
-    assert "np.repeat" in "".join(cells[MODULE]["source"])
-    assert cells[f"test_{MODULE}"]["metadata"]["nbgrader"]["points"] == 10
+    texts = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown"]
+    about = next(text for text in texts if text.startswith("## Step 10: Grouped-query attention"))
+    assert "每个 Key/Value Head 依次服务" in about and "**10 points**" in about
+    graded = {cell["metadata"]["nbgrader"]["grade_id"]: cell for cell in notebook["cells"]
+              if cell["metadata"].get("nbgrader", {}).get("grade_id")}
+    assert "np.repeat" in "".join(graded[MODULE]["source"])  # the solution cell, as nbgrader's source
+    assert graded[f"test_{MODULE}"]["metadata"]["nbgrader"]["points"] == 10
     hidden = (course / "hidden_tests/attention_extension.json").read_text(encoding="utf-8")
     assert "repeat_kv_twelve_heads" in hidden
     assert (course / f"source/attention_extension/lessons/zh/{MODULE}.md").is_file()
