@@ -1,10 +1,10 @@
 """docs/ADDING_A_STEP.md, followed: a toy step 10 written into a copy of the kit reaches every front end.
 
-The copy (src/, solutions/, exercises/, lessons/, autograder/cases/) is made once for the module; the
-toy step is written into it by touching exactly the files the recipe's table names, and then each front
-end is run through its command, with `PYTHONPATH` and `ATTNKIT_ROOT` pointing at the copy: `attnkit
-stubs`, `pytest exercises` and its ladder, `attnkit grade` (the real sandbox), `attnkit verify`,
-`attnkit release` and `attnkit nbgrader-course`.
+The copy (src/, solutions/, exercises/, lessons/, autograder/cases/ and the kit's tests of a step's data)
+is made once for the module; the toy step is written into it by touching exactly the files the recipe's
+table names, and then each front end is run through its command, with `PYTHONPATH` and `ATTNKIT_ROOT`
+pointing at the copy: `attnkit stubs`, `pytest exercises` and its ladder, `attnkit grade` (the real
+sandbox), `attnkit verify`, `attnkit release` (and the release's own tests) and `attnkit nbgrader-course`.
 """
 import hashlib
 import json
@@ -23,7 +23,9 @@ MODULE = "step10_kv_groups"
 TRACK = "extension"
 MISTAKE = "kv_heads_tiled"
 RECIPE = ROOT / "docs" / "ADDING_A_STEP.md"
-COPIED = ("src/attnkit", "src/attnkit_runtime", "solutions", "exercises", "lessons", "autograder/cases")
+KIT_CHECKS = ("tests/test_input_validation.py", "tests/test_lesson_references.py")  # the kit's tests of a step's data
+COPIED = ("src/attnkit", "src/attnkit_runtime", "solutions", "exercises", "lessons", "autograder/cases", "README.md",
+          "tests/conftest.py", *KIT_CHECKS, "tools/relink_lessons.py")
 GENERATED = {f"exercises/{MODULE}.py", f"exercises/test_{MODULE}.py"}  # what `attnkit stubs` adds
 
 SOLUTION = '''"""Step 10 — grouped-query attention: several query heads share one key/value head.
@@ -112,9 +114,14 @@ def _kv_heads_tiled(K, n_head):
 
 '''
 LESSON = {"en": "# Step 10 — Grouped-query attention\n\n<a id=\"groups\"></a>\n## Groups of query heads\n\n"
-                "Query head `h` reads key/value head `h // (n_head // n_kv_head)`.\n",
+                "Query head `h` reads key/value head `h // (n_head // n_kv_head)`.\n\nLeads to: `repeat_kv(K, n_head)`.\n",
           "zh": "# 第 10 步 — 分组查询 Attention\n\n<a id=\"groups\"></a>\n## Query Head 的分组\n\n"
-                "Query Head `h` 读 Key/Value Head `h // (n_head // n_kv_head)`。\n"}
+                "Query Head `h` 读 Key/Value Head `h // (n_head // n_kv_head)`。\n\n对应函数：`repeat_kv(K, n_head)`。\n"}
+LESSON_ROW = ("| 10 (extension · 扩展) | [Grouped-query attention](en/step10_kv_groups.md) | "
+              "[分组查询 Attention](zh/step10_kv_groups.md) | `repeat_kv` |\n")
+BAD_INPUT = """    "repeat_kv: n_head not a multiple": ("step10_kv_groups", "repeat_kv", dict(K=a(2, 3, 4), n_head=3),
+                                         ValueError, ["n_head", "n_kv_head = 2", "3"]),
+"""
 WRONG_LINE = "np.concatenate([K] * (n_head // K.shape[-3]), axis=-3)"
 
 
@@ -140,6 +147,8 @@ TOY_EDITS = {  # path -> new text from the old one (None when the file is new)
         _insert(old, "\nSLIPS = {", SLIP), "\n}\n", f'\n    "{MISTAKE}": (_kv_heads_tiled,),'),
     f"lessons/en/{MODULE}.md": lambda old: LESSON["en"],
     f"lessons/zh/{MODULE}.md": lambda old: LESSON["zh"],
+    "lessons/README.md": lambda old: _insert(old, "\n| reference · 参考 |", LESSON_ROW),
+    "tests/test_input_validation.py": lambda old: _insert(old, "}\n\n\n@pytest.mark.parametrize(\"module, function", BAD_INPUT),
 }
 
 
@@ -175,7 +184,11 @@ def kit(tmp_path_factory):
     """The copy with the toy step written in and `attnkit stubs` run; `touched` the files that changed."""
     root = tmp_path_factory.mktemp("kit")
     for rel in COPIED:
-        shutil.copytree(ROOT / rel, root / rel, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        if (ROOT / rel).is_dir():
+            shutil.copytree(ROOT / rel, root / rel, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / rel, root / rel)
     before = _digests(root)
     for rel, edit in TOY_EDITS.items():
         path = root / rel
@@ -191,6 +204,13 @@ def kit(tmp_path_factory):
 def test_the_recipe_names_exactly_the_files_a_step_is_made_of(kit):
     assert set(TOY_EDITS) == recipe_files()
     assert kit.touched == recipe_files() | GENERATED, "attnkit stubs wrote more than the new step's two files"
+
+
+def test_the_kits_own_checks_of_a_steps_data_pass(kit):
+    """Lessons in both languages, same anchors, in the index; the reference refuses bad input by name."""
+    done = kit.run("-m", "pytest", *KIT_CHECKS, "-q", "-p", "no:cacheprovider")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "repeat_kv: n_head not a multiple" in kit.run("-m", "pytest", KIT_CHECKS[0], "--collect-only", "-q").stdout
 
 
 def test_the_stubs_have_the_step(kit):
