@@ -163,7 +163,7 @@ def feedback_page(course, student):
 def test_the_feedback_summary_names_the_steps(course):
     html = feedback_page(course, "step2_mistake")
     toc = html[html.index('<div id="toc">'):html.index("</ol>")]
-    assert re.findall(r'href="#test_step\d_\w+">([^<]+)</a>', toc) == [
+    assert re.findall(r'href="#test_step\d+_\w+">([^<]+)</a>', toc) == [
         "step 1 · projection", "step 2 · scores", "step 3 · masks", "step 4 · softmax", "step 5 · values", "step 6 · head"]
     assert "Test cell" not in toc
     assert "likely mistake: multiplied Q K instead of Q Kᵀ" in html

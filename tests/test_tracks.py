@@ -1,10 +1,9 @@
 """Tracks: the core (steps 1–6) and the extension (steps 7 on) are separate 100-point assignments.
 
 `attnkit grade` grades the core unless told `--track extension`; `attnkit verify` checks both; the
-ladder shows the extension once the core is done; a rubric track that does not total 100 is refused.
+ladder shows the extension once the core is done; a track whose steps' points do not total 100 is refused.
 """
 import json
-import shutil
 from decimal import Decimal
 
 import pytest
@@ -42,19 +41,20 @@ def test_each_track_totals_100_over_its_own_steps(track):
 
 
 def test_a_track_that_does_not_total_100_is_refused(tmp_path, monkeypatch):
-    for name in ("manifest.yaml", "rubric.yaml"):
-        shutil.copy(DATA_DIR / name, tmp_path / name)
-    text = (tmp_path / "rubric.yaml").read_text(encoding="utf-8")
-    (tmp_path / "rubric.yaml").write_text(text.replace("step7_layer: 40", "step7_layer: 35"), encoding="utf-8")
-    monkeypatch.setattr(rubric, "DATA_DIR", tmp_path)
-    rubric._tracks.cache_clear()
-    rubric.step_points.cache_clear()
+    text = (DATA_DIR / "manifest.yaml").read_text(encoding="utf-8")
+    assert text.count("points: 40") == 2
+    (tmp_path / "manifest.yaml").write_text(text.replace("points: 40", "points: 35", 1), encoding="utf-8")
+    monkeypatch.setattr(manifest, "DATA_DIR", tmp_path)
+    caches = (manifest._load, manifest._all_steps, rubric.step_points)
+    for cache in caches:
+        cache.cache_clear()
     try:
-        with pytest.raises(ValueError, match="extension track's points must total 100, got 95"):
+        with pytest.raises(ValueError, match=r"extension track's points must total 100, got 95 "
+                                             r"\(step7_layer 35, step8_kv_cache 40, step9_ggml_layout 20\)"):
             rubric.step_points("extension")
     finally:
-        rubric._tracks.cache_clear()
-        rubric.step_points.cache_clear()
+        for cache in caches:
+            cache.cache_clear()
 
 
 def test_an_unknown_track_is_named():

@@ -34,7 +34,7 @@ class Case:
     calls: tuple  # of dict: argument name -> spec
     expect: dict  # see docs/CASES.md
     tolerance: dict  # {"atol": …, "rtol": …}
-    weight: float  # share of the step's points (rubric.yaml) relative to the step's other cases
+    weight: float  # share of the step's points (manifest.yaml) relative to the step's other cases
     hint: dict  # extra teaching text shown when it fails, {lang: text}, or "" if none (shown via i18n.pick)
 
     @property

@@ -3,6 +3,7 @@
 
 def register(sub):
     p = sub.add_parser("verify", help="check the grader: solutions 100, stubs 0, every known mistake caught and named")
+    p.add_argument("--track", help="check only this track (default: every track), e.g. extension")
     p.set_defaults(func=run)
 
 
@@ -11,6 +12,9 @@ def run(args):
     from .grader.plan import Plan
     from .grader.verify import report
 
-    results = [report(Plan(track)) for track in manifest.tracks()]
+    if args.track is not None and args.track not in manifest.tracks():
+        raise SystemExit(f"attnkit verify: no track {args.track!r}; tracks are {', '.join(manifest.tracks())}")
+    tracks = manifest.tracks() if args.track is None else [args.track]
+    results = [report(Plan(track)) for track in tracks]
     print("\n\n".join(text for text, _ in results))
     return 0 if all(ok for _, ok in results) else 1

@@ -20,7 +20,9 @@ class Step:
     number: int
     module: str
     title: dict  # {lang: text} (shown via i18n.pick)
+    about: dict  # the notebook's explanation of the step (Markdown), {lang: text}
     lesson: str
+    points: int | float  # what the step is worth in its track (rubric.py checks each track totals 100)
     depends_on: tuple
     functions: tuple  # of Function, in manifest order
     track: str  # the assignment it belongs to: "core" (steps 1–6) or "extension"
@@ -77,8 +79,10 @@ def _all_steps():
         Step(
             number=k,
             module=raw["module"],
-            title=two_languages(*_title(k, raw)),
+            title=two_languages(*_texts(k, raw)[0]),
+            about={lang: text.strip() for lang, text in two_languages(*_texts(k, raw)[1]).items()},
             lesson=raw["lesson"],
+            points=_points(k, raw),
             depends_on=tuple(raw["depends_on"]),
             functions=tuple(Function(name, tuple(spec["returns"])) for name, spec in raw["functions"].items()),
             track=raw.get("track", DEFAULT_TRACK),
@@ -87,14 +91,23 @@ def _all_steps():
     )
 
 
-def _title(number, raw):
-    """(where, text) of a raw step's title, the one text of the manifest a learner reads."""
-    return f"step {number} ({raw.get('module')}): title", raw.get("title")
+def _texts(number, raw):
+    """[(where, text)] of a raw step's texts a learner reads: its title, its `about`."""
+    return [(f"step {number} ({raw.get('module')}): {key}", raw.get(key)) for key in ("title", "about")]
+
+
+def _points(number, raw):
+    """A raw step's `points`, a number >= 0."""
+    points = raw.get("points")
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+        raise ValueError(f"manifest.yaml step {number} ({raw.get('module')}): points must be a number >= 0, "
+                         f"got {points!r} (each track's steps total 100: docs/ADDING_A_STEP.md)")
+    return points
 
 
 def text_gaps():
-    """One line per step title missing a language: all of them, where loading stops at the first."""
-    return gaps(_title(k, raw) for k, raw in enumerate(_load()["steps"], start=1))
+    """One line per step text missing a language: all of them, where loading stops at the first."""
+    return gaps(pair for k, raw in enumerate(_load()["steps"], start=1) for pair in _texts(k, raw))
 
 
 def step(module):

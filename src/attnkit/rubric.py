@@ -1,37 +1,28 @@
-"""Points: rubric.yaml gives each step of each track its total; a step's cases share it by weight.
+"""Points: the manifest gives each step its `points`; a step's cases share them by weight.
 
-Each track (manifest.yaml's `track:`) is a separate assignment worth 100 points.
+Each track (manifest.yaml's `track:`) is a separate assignment whose steps total exactly 100: a new
+step's points are taken from the other steps of its track, by hand, in the manifest; a track that does
+not total 100 is refused, naming its steps and their points (docs/ADDING_A_STEP.md).
 """
 from functools import lru_cache
 
 from . import manifest
 from .cases import cases_for
-from .paths import DATA_DIR
-from .yaml_data import read_yaml
 
 _MICRO = 10**6  # a case's points are a whole number of millionths
-
-
-@lru_cache(maxsize=None)
-def _tracks():
-    tracks = read_yaml(DATA_DIR / "rubric.yaml")["tracks"]
-    if sorted(tracks) != sorted(manifest.tracks()):
-        raise ValueError(f"rubric.yaml must give points to exactly the tracks {list(manifest.tracks())}, "
-                         f"got {sorted(tracks)}")
-    return tracks
+TRACK_TOTAL = 100
 
 
 @lru_cache(maxsize=None)
 def step_points(track=manifest.DEFAULT_TRACK):
-    """{step module: points} of `track`; checked to cover the track's steps and to total 100."""
-    points = _tracks()[track]
-    modules = [s.module for s in manifest.steps(track)]
-    if sorted(points) != sorted(modules):
-        raise ValueError(f"rubric.yaml must give the {track} track's points to exactly the steps {modules}, "
-                         f"got {sorted(points)}")
-    if abs(sum(points.values()) - 100) > 1e-9:
-        raise ValueError(f"rubric.yaml: the {track} track's points must total 100, got {sum(points.values())}")
-    return dict(points)
+    """{step module: points} of `track`, in manifest order; checked to total 100."""
+    points = {s.module: s.points for s in manifest.steps(track)}
+    if abs(sum(points.values()) - TRACK_TOTAL) > 1e-9:
+        listed = ", ".join(f"{module} {p:g}" for module, p in points.items())
+        raise ValueError(f"manifest.yaml: the {track} track's points must total {TRACK_TOTAL}, got "
+                         f"{sum(points.values()):g} ({listed}); a new step takes its points from the "
+                         "other steps of its track (docs/ADDING_A_STEP.md)")
+    return points
 
 
 @lru_cache(maxsize=None)

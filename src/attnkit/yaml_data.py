@@ -1,4 +1,4 @@
-"""The kit's YAML data files (manifest, rubric, cases), read with libyaml's parser when PyYAML has it:
+"""The kit's YAML data files (manifest, cases), read with libyaml's parser when PyYAML has it:
 the pure-Python parser takes 0.2 s for the case files, a large share of every `pytest exercises`."""
 import yaml
 

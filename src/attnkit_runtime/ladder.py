@@ -127,10 +127,14 @@ class LadderPlugin:
                 say("ladder.solutions_banner", label=self.label))
 
     def pytest_collection_modifyitems(self, items):
+        """Note each public test's step, and run the steps in their order: pytest collects files by name,
+        which puts test_step10_… before test_step1_…."""
         for item in items:
             case = getattr(getattr(item, "callspec", None), "params", {}).get("case")
             if case is not None:
                 self.step_of[item.nodeid] = case.step.module
+        order = {s.module: k for k, s in enumerate(self.steps)}
+        items.sort(key=lambda item: order.get(self.step_of.get(item.nodeid), -1))  # stable: a file's own order kept
 
     def pytest_runtest_logreport(self, report):
         step = self.step_of.get(report.nodeid)

@@ -85,11 +85,12 @@ def _results_key(name, results):
 
 
 def _fingerprint(track):
-    """A hash of everything a grade depends on besides the submission: track, cases, rubric, manifest, solutions,
-    and the kit's own code (the judge, the points rule, the diagnoses, the words of the feedback)."""
+    """A hash of everything a grade depends on besides the submission: track, cases, manifest (the points
+    included), solutions, and the kit's own code (the judge, the points rule, the diagnoses, the words of
+    the feedback)."""
     digest = hashlib.sha256(track.encode() + b"\0")
     files = [*sorted(CASES_DIR.glob("*.yaml")), *sorted(HIDDEN_CASES_DIR.glob("*.yaml")),
-             DATA_DIR / "rubric.yaml", DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py")),
+             DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py")),
              *sorted(PACKAGE_DIR.rglob("*.py"))]
     for path in files:
         digest.update(str(path.relative_to(path.parents[1])).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -273,8 +273,8 @@ def _learner_texts(code, summary, advice):
 @lru_cache(maxsize=None)
 def _catalogue():
     if {code for code, *_ in _TEXT} != set(SLIPS):
-        raise ValueError("every catalogued mistake needs slips and text: "
-                         f"{sorted({code for code, *_ in _TEXT} ^ set(SLIPS))}")
+        raise ValueError("every catalogued mistake needs its text (catalogue.py's _TEXT) and its slips (slips.py's "
+                         f"SLIPS), docs/ADDING_A_STEP.md: {sorted({code for code, *_ in _TEXT} ^ set(SLIPS))}")
     return {code: Mistake(code, SLIPS[code][0].module,
                           *(two_languages(*where_text) for where_text in _learner_texts(code, summary, advice)),
                           lesson)

@@ -1,5 +1,6 @@
-"""The prose of the notebook: the opening cell, one short explanation per step (Markdown), the
-closing cell's heading and the line a test cell shows when the checks cell has not run."""
+"""The prose of the notebook: the opening cell, each step's heading (its explanation is the manifest's
+`about`, in both languages), the closing cell's heading and the line a test cell shows when the checks
+cell has not run."""
 from .. import lessons
 from attnkit_runtime.i18n import LANGUAGES, pick
 
@@ -89,46 +90,6 @@ edit the test cells or the provided cells: they are restored from the instructor
 
 INTRO = {"core": CORE_INTRO, "extension": EXTENSION_INTRO}
 
-STEPS = {
-    "step1_projection": """Each row of `Z` is one token. The head projects every row with the same weights:
-`Q = Z W_Q + b_Q`, `K = Z W_K + b_K`, `V = Z W_V + b_V`. `Z` is on the left (rows are tokens), and the
-bias is added to every row. For GPT-2 Small a `[T, 768]` input becomes `[T, 64]`.""",
-    "step2_scores": """How well query `i` matches key `j` is the dot product `q_i · k_j`; all of them at
-once are `kq = Q Kᵀ` (llama.cpp's `kq`), transposing only the last two axes of `K` so a batch of 12
-heads `[12, T, 64]` still works. Before softmax the scores are divided by `sqrt(D_h)`: the head
-width, so `1/8` in GPT-2 Small, not the model width `D`.""",
-    "step3_masks": """A mask is a visibility table: `visible[i, j]` is True where query row `i` may read key
-column `j`. With a KV cache, query `i` of `T_q` new ones sits at position `past + i` with
-`past = T_k - T_q`, and may read keys `0 … past + i` (aligned bottom-right). Padding hides keys,
-causality hides the future, and a key is readable only if every table allows it. The additive
-mask `M` is `0` where visible and `-inf` where not. Other libraries give the same boolean table
-opposite meanings: the adapter functions convert this kit's table to what each API expects.""",
-    "step4_softmax": """`P = softmax(S)` turns each query's row of scores into weights that are non-negative and
-sum to 1. Subtract the row's largest score before `exp` so that scores like `+1000` do not
-overflow; a `-inf` score (a masked key) gets weight exactly 0, and a row with no visible key at
-all gives zeros, not NaN.""",
-    "step5_values": """Each query's output is a weighted sum of the value vectors: `o_i = Σ_j P[i, j] v_j`,
-i.e. `O = P V`, shape `[T_q, D_h]`. The weights act on `V`, not on `K`.""",
-    "step6_head": """Put the steps together: `S = kq / sqrt(D_h) + M`, `P = softmax(S)`, `O = P V`, with
-`M` from the causal table by default (bottom-right aligned, so a KV-cache step works).
-`attention_head` runs the whole head on `Z` and returns every intermediate tensor under
-llama.cpp's names (`kq`, `kq_soft_max`, `kqv`).""",
-    "step7_layer": """GPT-2 stores one layer's attention as fused weights: `Z @ c_attn.weight + c_attn.bias` is
-`[T, 3D]` and holds `[Q | K | V]`, in that order. Each of them is `n_head` heads side by side: split
-`[T, D]` into `[n_head, T, D_h]` (reshape to `[T, n_head, D_h]`, then swap the first two axes), run
-step 6's `attention` on all heads at once, merge the heads back to `[T, D]` and apply `c_proj`.""",
-    "step8_kv_cache": """Decoding keeps the keys and values of earlier tokens in a cache `[n_head, T_past, D_h]`. A step
-computes Q, K, V of the new tokens only, appends their K and V first (a token reads itself), places
-them at absolute positions `T_past + i`, and lets each read keys `0 … T_past + i`. The provided
-`decode_in_chunks` feeds a sequence chunk by chunk: any chunking must give the full pass's rows.""",
-    "step9_ggml_layout": """llama.cpp keeps a tensor as a flat buffer and its sizes `ne`, listed fastest axis first:
-the NumPy shape is `ne` reversed (`Qcur-0 {64, 12, 2, 1}` is `[1, 2, 12, 64]`). `Qcur` is
-`{D_h, n_head, T, 1}`, heads inside tokens: swap them to get `[n_head, T, D_h]`. `kq` is
-`{n_kv, T_q, n_head, 1}` with `n_kv` padded (256 in the lesson): keep the first `T_k` key slots of
-each row to get `[n_head, T_q, T_k]`.""",
-}
-
-
 def _link(reference, lang):
     """A Markdown link to a lesson shipped beside the notebook."""
     path = lessons.link(reference, lang)
@@ -136,5 +97,7 @@ def _link(reference, lang):
 
 
 def step_markdown(step, points):
-    return (f"## Step {step.number}: {step.titles}\n\n{STEPS[step.module]}\n\n"
+    """The Markdown cell above a step's code: heading, the manifest's `about` in every language, where to read."""
+    about = "\n\n".join(step.about[lang] for lang in LANGUAGES)
+    return (f"## Step {step.number}: {step.titles}\n\n{about}\n\n"
             f"Read: {_link(step.lesson, 'en')} (中文：{_link(step.lesson, 'zh')}). The test cell below is worth **{points:g} points** (all or nothing).")
