@@ -147,17 +147,16 @@ def _judge(plan, planned, results, problem, missing):
     if missing and not problem:  # SPEC: a missing file counts as not done
         return _result(planned, Status.FAILED, _not_written(case, say("grade.file_missing", file=case.step.filename)),
                        None, True)
-    where = judge.title(case)
     if problem:
-        return _result(planned, Status.ERROR, f"{where}\n  {say('grade.not_graded', problem=problem)}", None)
+        return _result(planned, Status.ERROR, f"{judge.title(case)}\n  {say('grade.not_graded', problem=problem)}", None)
     if any(r is None for r in calls):
-        return _result(planned, Status.ERROR, f"{where}\n  {say('grade.no_result')}", None)
+        return _result(planned, Status.ERROR, f"{judge.title(case)}\n  {say('grade.no_result')}", None)
     stopped = next((r for r in calls if r.ending != Ending.RETURNED), None)
     if stopped is not None and stopped.ending in _WORDS:  # SPEC's timeout: a call that ran out of time
         status = Status.TIMEOUT if stopped.ending == Stopped.BUDGET and stopped.exc_type == "time" else Status.ERROR
         words = _WORDS[stopped.ending]
-        return _result(planned, status, f"{where}\n  {say(words, error=stopped.error) if words else stopped.error}",
-                       None)
+        return _result(planned, status, f"{judge.title(case)}\n  "
+                                        f"{say(words, error=stopped.error) if words else stopped.error}", None)
     outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
                                                 list(r.warnings), list(r.modified), (), r.exc_type, r.error)
                                 for r in calls])

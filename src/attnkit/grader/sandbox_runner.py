@@ -28,8 +28,8 @@ from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import Stopped, result
-from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,
-                           read_kept)
+from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, fixed_header,
+                           frame_with, pack, read_kept)
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
@@ -39,15 +39,19 @@ _WINDOW_CALLS, _WINDOW_BYTES = 16, 48 << 10  # requests in flight; the socket bu
 
 
 @lru_cache(maxsize=1024)
-def _encoded_arguments(job):
-    """(kwargs tree, array specs, payload, {name: fingerprint}, {name: array}) of a job's arguments,
-    remembered for the jobs seen last (a grading run sends the same ~100 jobs, ~3 MB of arguments,
-    for every submission). The fingerprinted arrays are those the child may refer to by name when
-    its code passes them on to an earlier step ({"$input"}), instead of sending them back."""
+def _encoded_call(job):
+    """(the call's header but its nonce and cap, as fixed_header encodes it, its arrays' payload,
+    {name: array} of its fingerprinted arguments), remembered for the jobs seen last (a grading run
+    sends the same ~100 jobs, ~3 MB of arguments, for every submission). The fingerprinted arrays
+    are those the child may refer to by name when its code passes them on to an earlier step
+    ({"$input"}), instead of sending them back."""
     arrays = []
     kwargs = {name: pack(value, arrays) for name, value in job.kwargs.items()}
     large = {name: value for name, value, scalar in arrays if not scalar and value.nbytes >= FINGERPRINTED_BYTES}
-    return (kwargs, *encode_arrays(arrays), {name: fingerprint(value) for name, value in large.items()}, large)
+    specs, payload = encode_arrays(arrays)
+    header = {"op": "call", "module": job.step, "function": job.function, "returns": list(job.returns),
+              "kwargs": kwargs, "inputs": {name: fingerprint(value) for name, value in large.items()}}
+    return fixed_header(header, specs), payload, large
 
 
 class SubmissionRunner:
@@ -186,11 +190,11 @@ class SubmissionRunner:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
-                nonce, (kwargs, specs, payload, prints, _) = self._nonce(), _encoded_arguments(queue[0])
+                nonce, (fixed, payload, _) = self._nonce(), _encoded_call(queue[0])
                 size = len(payload) + 1024  # the header is well under 1 kB
                 if inflight and outstanding + size > _WINDOW_BYTES:
                     break
-                chunks += self._frames(queue[0], nonce, kwargs, specs, payload, prints)
+                chunks += self._frames(nonce, fixed, payload)
                 inflight.append((queue.popleft(), nonce, size))
                 outstanding += size
             if not inflight:
@@ -234,7 +238,7 @@ class SubmissionRunner:
             if reply.get("op") != "ref":
                 break
             reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
-                                 _encoded_arguments(job)[4] if job is not None else {}, self.limits.memory_mb, deadline)
+                                 _encoded_call(job)[2] if job is not None else {}, self.limits.memory_mb, deadline)
             self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
@@ -282,13 +286,11 @@ class SubmissionRunner:
         self.present |= {f"kit:{name}" for name, _ in kit} | {step}
         return None
 
-    def _frames(self, job, nonce, kwargs, specs, payload, prints):
-        header = {"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
-                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs,
-                  "inputs": prints}
+    def _frames(self, nonce, fixed, payload):
+        header = {"nonce": nonce, "max_bytes": self.limits.result_bytes}
         if len(payload) > _WINDOW_BYTES:  # large: sent as it is rather than copied into the frame
-            return [frame(header, specs), payload]
-        return [frame(header, specs, payload)]
+            return [frame_with(fixed, header), payload]
+        return [frame_with(fixed, header, payload)]
 
     def _send(self, chunks):
         """Send requests; small ones together, in one system call."""

@@ -67,7 +67,21 @@ def encode_arrays(arrays):
 
 def frame(header, specs=(), payload=b""):
     """Bytes of one message from a header and encoded arrays."""
-    head = json.dumps({**header, "arrays": list(specs)}).encode("utf-8")
+    return _framed(json.dumps({**header, "arrays": list(specs)}).encode("utf-8"), payload)
+
+
+def fixed_header(header, specs=()):
+    """The JSON of the part of a header that is the same each time a message is sent (with its arrays'
+    specs), for `frame_with`: a caller that sends it again and again encodes it once."""
+    return json.dumps({**header, "arrays": list(specs)}).encode("utf-8")[1:]  # without its "{"
+
+
+def frame_with(fixed, header, payload=b""):
+    """Bytes of one message whose header is `header` (at least one key) joined to `fixed` (fixed_header's)."""
+    return _framed(json.dumps(header).encode("utf-8")[:-1] + b", " + fixed, payload)
+
+
+def _framed(head, payload):
     return b"".join([_LENGTH.pack(len(head)), head, payload])
 
 
