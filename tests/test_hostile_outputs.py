@@ -42,7 +42,7 @@ class _SaysRunner(InProcessRunner):
         said = {name.removesuffix(".py"): json.loads(line[len(SAYS):])
                 for name, text in sources.items() for line in text.splitlines() if line.startswith(SAYS)}
         run = super().__call__(sources, jobs)
-        results = {job.key: result("error", f"ValueError: {said[job.step]}", "ValueError") if job.step in said
+        results = {job.key: result("raised", said[job.step], "ValueError") if job.step in said
                    else run.results[job.key] for job in jobs}
         return SubmissionRun(results, "".join(said.values()), "", run.isolation)
 

@@ -63,7 +63,7 @@ def assert_correct(run, keys):
     for job in JOBS:
         if job.key in keys:
             got = run.results[job.key]
-            assert got.status == "ok", (job.key, got)
+            assert got.ending == "returned", (job.key, got)
             for name, value in expected(job).items():
                 assert type(got.parts[name]) is np.ndarray and got.parts[name].dtype == np.asarray(value).dtype
                 np.testing.assert_array_equal(got.parts[name], value)
@@ -94,7 +94,7 @@ def test_correct_submission_gives_the_reference_results_on_the_whole_catalogue()
     jobs = [Job(f"{c.name}#{k}", c.step.module, c.function, c.returns, kw)
             for c in cases.all_cases() for k, kw in enumerate(c.build_calls())]
     run = run_submission(reference_sources(), jobs)
-    assert {key: r.status for key, r in run.results.items() if r.status != "ok"} == {}
+    assert {key: r.ending for key, r in run.results.items() if r.ending != "returned"} == {}
     assert set(run.results) == {job.key for job in jobs}
     assert_correct(run_submission(reference_sources(), JOBS), others())
 
@@ -122,16 +122,16 @@ def test_stubs_are_not_done_and_a_missing_file_is_a_load_error():
     for job in JOBS:
         got = run.results[job.key]
         if job.step == "step5_values":
-            assert (got.status, got.error) == ("load_error", "step5_values.py is missing")
+            assert (got.ending, got.error) == ("load_error", "step5_values.py is missing")
         else:
-            assert got.status == "not_done" and got.exc_type == "NotImplementedError", (job.key, got)
+            assert got.ending == "not_written" and got.exc_type == "NotImplementedError", (job.key, got)
             assert "not written yet" in got.error and got.parts is None
 
 
 def test_errors_name_the_exception_and_the_learners_lines_only():
     run = run_submission(with_code("step4_softmax", "def softmax(S):\n    return S.no_such_thing"), JOBS)
     got = run.results["softmax#0"]
-    assert got.status == "error" and got.exc_type == "AttributeError"
+    assert got.ending == "raised" and got.exc_type == "AttributeError"
     assert "step4_softmax.py, line" in got.error and "return S.no_such_thing" in got.error
     assert str(ROOT) not in got.error and "sandbox" not in got.error
     assert_correct(run, others("softmax#0", "softmax#1"))
@@ -195,7 +195,7 @@ def test_a_dying_function_costs_only_its_own_calls(code, status, exc_type, says)
     run = run_submission(with_code("step4_softmax", f"def softmax(S):\n{body}"), JOBS, FAST)
     for key in ("softmax#0", "softmax#1"):
         got = run.results[key]
-        assert (got.status, got.exc_type) == (status, exc_type), got
+        assert (got.ending, got.exc_type) == (status, exc_type), got
         assert says in got.error
     assert_correct(run, others("softmax#0", "softmax#1"))
 
@@ -204,7 +204,7 @@ def test_a_list_growing_past_the_memory_cap_costs_only_its_own_calls():
     code = "def softmax(S):\n    x = [0] * 10**6\n    while True:\n        x += x"
     run = run_submission(with_code("step4_softmax", code), JOBS, Limits(call_seconds=1.0, memory_mb=400))
     for key in ("softmax#0", "softmax#1"):  # MemoryError at the cap, or out of time on a slow machine
-        assert run.results[key].status in ("crashed", "timeout"), run.results[key]
+        assert run.results[key].ending in ("crashed", "timeout"), run.results[key]
     assert_correct(run, others("softmax#0", "softmax#1"))
 
 
@@ -212,8 +212,8 @@ def test_an_endless_loop_times_out_and_the_rest_of_the_step_still_runs():
     jobs = JOBS + [Job(f"raw_scores#{k}", "step2_scores", "raw_scores", ("kq",), JOBS[1].kwargs) for k in range(3)]
     sources = with_code("step2_scores", "def raw_scores(Q, K):\n    while True:\n        pass")
     run = run_submission(sources, jobs, Limits(call_seconds=0.3))
-    statuses = [run.results[k].status for k in ("raw_scores", "raw_scores#0", "raw_scores#1", "raw_scores#2")]
-    assert statuses == ["timeout"] * 2 + ["not_run"] * 2  # after two timeouts the rest is skipped
+    endings = [run.results[k].ending for k in ("raw_scores", "raw_scores#0", "raw_scores#1", "raw_scores#2")]
+    assert endings == ["timeout"] * 2 + ["not_run"] * 2  # after two timeouts the rest is skipped
     assert "did not finish within 0.3 s" in run.results["raw_scores"].error
     assert run.results["raw_scores#2"].error == "not run (raw_scores() already ran out of time 2 times)"
     assert_correct(run, others("raw_scores"))
@@ -230,7 +230,7 @@ def test_a_file_that_cannot_be_imported_costs_only_its_step(code, status, says):
     run = run_submission(with_code("step2_scores", code), JOBS, Limits(call_seconds=0.5))
     for key in ("raw_scores", "scale"):
         got = run.results[key]
-        assert got.status == status and says in got.error, got
+        assert got.ending == status and says in got.error, got
     assert_correct(run, others("raw_scores", "scale"))
 
 
@@ -278,7 +278,7 @@ def softmax(S):
 """
     run = run_submission(with_code("step4_softmax", code), JOBS, Limits(call_seconds=0.5))
     got = run.results["softmax#0"]
-    assert (got.status, got.exc_type) == ("error", "PermissionError"), got  # the first fork is refused
+    assert (got.ending, got.exc_type) == ("raised", "PermissionError"), got  # the first fork is refused
     assert_correct(run, others("softmax#0", "softmax#1"))
 
 
@@ -343,7 +343,7 @@ def test_writing_to_the_protocol_socket_costs_only_that_call(payload):
            "    return _reference_softmax(S)"
     run = run_submission(with_code("step4_softmax", code), JOBS, FAST)
     for key in ("softmax#0", "softmax#1"):
-        assert run.results[key].status in ("error", "timeout", "crashed"), run.results[key]
+        assert run.results[key].ending in ("garbled", "timeout", "crashed"), run.results[key]
     assert_correct(run, others("softmax#0", "softmax#1"))
 
 
@@ -372,7 +372,7 @@ def test_only_numeric_arrays_come_back(returned, says):
     code = f"import numpy as np\ndef softmax(S):\n    return {returned}"
     run = run_submission(with_code("step4_softmax", code), JOBS)
     got = run.results["softmax#0"]
-    assert got.status == "error" and got.parts is None and says in got.error, got
+    assert got.ending == "returned" and got.parts is None and says in got.unnamed, got
     assert_correct(run, others("softmax#0", "softmax#1"))
 
 
@@ -541,8 +541,8 @@ def weighted_sum(P, V):
     sources["step5_values.py"] = "def weighted_sum(P, V):\n    while True:\n        pass\n"
     run = run_submission(sources, JOBS, Limits(call_seconds=0.3), allow_no_barrier=True)
     assert run.isolation.startswith("none: switched off by the test")
-    assert run.results["softmax#1"].status == "crashed" and "exit code 5" in run.results["softmax#1"].error
-    assert run.results["weighted_sum"].status == "timeout"
+    assert run.results["softmax#1"].ending == "crashed" and "exit code 5" in run.results["softmax#1"].error
+    assert run.results["weighted_sum"].ending == "timeout"
     assert_correct(run, others("softmax#1", "weighted_sum"))
     assert "SPAWN refused" in run.stdout and live_cmdlines("sleep 424") == []
 

@@ -42,9 +42,9 @@ def test_after_the_byte_budget_is_spent_the_remaining_calls_are_not_run():
     code = f"import numpy as np\ndef softmax(S):\n    return {BIG}\n"
     run = run_submission(with_code("step4_softmax", code), JOBS, Limits(submission_result_bytes=20_000_000))
     first, second = run.results["softmax#0"], run.results["softmax#1"]
-    assert first.status == "ok" and first.parts["P"].nbytes == 15_200_000
-    assert second.status == "budget" and "20000000 bytes" in second.error
-    assert all(run.results[j.key].status == "budget" for j in JOBS[7:])  # the later steps
+    assert first.ending == "returned" and first.parts["P"].nbytes == 15_200_000
+    assert second.ending == "budget" and "20000000 bytes" in second.error
+    assert all(run.results[j.key].ending == "budget" for j in JOBS[7:])  # the later steps
     assert_correct(run, {j.key for j in JOBS[:5]})
 
 
@@ -133,4 +133,4 @@ def test_one_submission_is_one_process_so_its_memory_budget_covers_all_it_holds(
     line = next(line for line in run.stdout.splitlines() if line.startswith("HELD"))
     assert line.startswith("HELD [] REFUSED ['Operation not permitted'"), line
     assert "started" not in line and "'shmget': -1, 'memfd': -1" in line, line  # no memory beside RLIMIT_AS
-    assert run.results["softmax#0"].status == "ok"
+    assert run.results["softmax#0"].ending == "returned"

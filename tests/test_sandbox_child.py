@@ -12,23 +12,17 @@ from attnkit.grader import sandbox_child, sandbox_seccomp, sandbox_wire
 CLONE_NEWUSER = 0x10000000
 
 
-def test_named_parts_accepts_arrays_numbers_tuples_and_named_fields():
+def test_a_result_part_is_sent_as_a_plain_array_when_it_is_an_array_or_a_number():
     arr = np.ones(2)
-    assert sandbox_child._named_parts(("P",), arr)["P"] is arr
-    assert sandbox_child._named_parts(("O", "P"), (1.0, arr)) == {"O": 1.0, "P": arr}
-    fields = type("Head", (), {"O": 1, "P": 2})()
-    assert sandbox_child._named_parts(("O", "P"), fields) == {"O": 1, "P": 2}
+    assert sandbox_child._sendable(arr, "P") is arr
+    assert sandbox_child._sendable(1.0, "O").shape == () and sandbox_child._sendable(np.float32(2), "O").dtype == np.float32
 
 
-@pytest.mark.parametrize("returns, result, says", [
-    (("O", "P"), 1.0, "a single float; expected a tuple (O, P)"),
-    (("O", "P"), (1.0,), "1 values; expected a tuple of 2 (O, P)"),
-    (("P",), [1.0], "a list for P; expected a numpy array"),
-    (("P",), "text", "a str for P"),
-])
-def test_named_parts_refuses_what_is_not_an_array(returns, result, says):
-    with pytest.raises(Exception, match=says.replace("(", r"\(").replace(")", r"\)")):
-        sandbox_child._named_parts(returns, result)
+@pytest.mark.parametrize("value, says", [([1.0], "P: expected a numpy array, got list"),
+                                         ("text", "P: expected a numpy array, got str")])
+def test_a_result_part_that_is_no_array_is_refused_in_the_checkouts_words(value, says):
+    with pytest.raises(sandbox_child.ResultRefused, match=says):
+        sandbox_child._sendable(value, "P")
 
 
 def test_arguments_are_unpacked_as_the_grader_packed_them():

@@ -139,7 +139,7 @@ print("PROC", seen)
 
 def test_the_child_code_is_a_module_here_and_the_child_cannot_import_the_kit_or_see_its_files():
     from attnkit.grader import sandbox_child
-    assert sandbox_child._named_parts(("P",), 1.0) == {"P": 1.0}  # importable, measurable
+    assert sandbox_child._sendable(1.0, "P") == 1.0  # importable, measurable
     code = f"""
 import sys
 names = {{}}

@@ -145,7 +145,7 @@ def test_learner_code_finds_no_reference_in_any_step(step):
     run = run_submission(_spying(step), [job], SLOW)
     assert _printed(run, "LEAKS") == []
     # the earlier steps are stubs, yet the graded one gets the reference's results from them
-    assert run.results[job.key].status == "ok", run.results[job.key]
+    assert run.results[job.key].ending == "returned", run.results[job.key]
 
 
 @pytest.mark.parametrize("module", ["step6_head", "step8_kv_cache"])
@@ -154,7 +154,7 @@ def test_without_the_barrier_too_learner_code_finds_no_reference(no_barrier, mod
     job = _first_job(step)
     run = run_submission(_spying(step), [job], SLOW, allow_no_barrier=True)
     assert run.isolation.startswith("none:")
-    assert _printed(run, "LEAKS") == [] and run.results[job.key].status == "ok", run.results[job.key]
+    assert _printed(run, "LEAKS") == [] and run.results[job.key].ending == "returned", run.results[job.key]
 
 
 def _raised_within(step, function, signature, code, sources=None):
@@ -168,7 +168,7 @@ def _raised_within(step, function, signature, code, sources=None):
                               f"    return _graded({signature.replace('=None', '')})\n")
     job = next(job for job in _jobs(manifest.step(step).track) if job.function == function)
     run = run_submission(sources, [job], SLOW)
-    assert run.results[job.key].status == "ok", run.results[job.key]
+    assert run.results[job.key].ending == "returned", run.results[job.key]
     return _printed(run, "RAISED")
 
 
@@ -228,8 +228,8 @@ def test_the_provided_decode_in_chunks_is_the_kits_whatever_the_learners_file_ho
     jobs = [job for job in _jobs("extension") if job.function in ("decode_in_chunks", "chunk_positions")]
     run = run_submission(sources, jobs, SLOW)
     for job in jobs:
-        status = run.results[job.key].status
-        assert status == ("ok" if job.function == "chunk_positions" else "not_done"), (job.key, run.results[job.key])
+        status = run.results[job.key].ending
+        assert status == ("returned" if job.function == "chunk_positions" else "not_written"), (job.key, run.results[job.key])
 
 
 def test_a_step_cannot_ask_the_grader_for_its_own_reference_nor_a_step_it_does_not_import():
@@ -246,7 +246,7 @@ for module, function in (("step6_head", "attention"), ("step8_kv_cache", "chunk_
     sources["step6_head.py"] += (f"\n\n_graded_attention = attention\ndef attention(Q, K, V, visible=None):\n"
                                  f"{textwrap.indent(code.strip(), '    ')}\n    return _graded_attention(Q, K, V, visible)\n")
     run = run_submission(sources, [job], SLOW)
-    assert run.results[job.key].status == "ok", run.results[job.key]
+    assert run.results[job.key].ending == "returned", run.results[job.key]
     assert "ASKED" not in run.stdout
     refused = [line for line in run.stdout.splitlines() if line.startswith("REFUSED")]
     assert len(refused) == 2 and all("step6_head" in line for line in refused), run.stdout
@@ -292,7 +292,7 @@ def test_the_kits_provided_definitions_leave_the_learners_own_names_alone():
                                   "    print('MINE')\n    return X @ W + b\n")
     jobs = [job for job in _jobs("extension") if job.function == "split_qkv"][:1]
     run = run_submission(sources, jobs, SLOW)
-    assert run.results[jobs[0].key].status == "ok" and "MINE" in run.stdout, run.results
+    assert run.results[jobs[0].key].ending == "returned" and "MINE" in run.stdout, run.results
 
 
 def _peak_rss_growth(action):

@@ -17,6 +17,8 @@ every passed case pays, as `cases.public_only_notice` tells the instructor.
 """
 import numpy as np
 
+from attnkit_runtime.status import Status
+
 _NUMBERS = "biufc"  # numpy dtype kinds compared within a tolerance
 
 
@@ -30,18 +32,18 @@ def paid(planned, judged, results):
     `judged`: their results (`.status`, `.diagnosis`), in the same order; `results`: the run's
     {job key: sandbox.CallResult}."""
     if all(p.case.public for p in planned):
-        return [t.status == "passed" for t in judged]
+        return [t.status is Status.PASSED for t in judged]
     right, mistaken = set(), set()
     for p, t in zip(planned, judged):
         function = _function(p.case)
         if not hidden_value(p.case) or function in right:
             continue  # one right result is all the evidence a function needs
-        if t.status == "passed" and any(_varied(value) for _, value in _parts(p, results)):
+        if t.status is Status.PASSED and any(_varied(value) for _, value in _parts(p, results)):
             right.add(function)
-        elif t.status == "failed" and t.diagnosis and function not in mistaken and any(
+        elif t.status is Status.FAILED and t.diagnosis and function not in mistaken and any(
                 _varied(value) and not _echo(p.case, value, call) for call, value in _parts(p, results)):
             mistaken.add(function)
-    return [t.status == "passed" and (_function(p.case) in right or _function(p.case) in mistaken and p.case.public
+    return [t.status is Status.PASSED and (_function(p.case) in right or _function(p.case) in mistaken and p.case.public
                                       and p.case.kind != "property") for p, t in zip(planned, judged)]
 
 

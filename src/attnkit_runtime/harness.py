@@ -125,12 +125,13 @@ class CallLog:
             self._open = None
 
 
-def call_case(fn, case, calls, log=None, seconds=None):
+def call_case(fn, case, calls, log=None, seconds=None, copied=False):
     """Call `fn` once per call of `case` (on copies of `calls`) and return the Outcome.
 
     `log` (a CallLog) records the earlier steps used; `seconds` is the time limit of each call
-    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own).
-    Only a learner's exception is caught: the kit's own errors propagate.
+    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own);
+    `copied`: `calls` are already the learner's own copies (the sandbox child's, fresh from the wire),
+    handed over as they are. Only a learner's exception is caught: the kit's own errors propagate.
     """
     __tracebackhide__ = True
     log = log or CallLog()
@@ -139,7 +140,7 @@ def call_case(fn, case, calls, log=None, seconds=None):
     with log.recording() as used:
         try:
             for k, kwargs in enumerate(calls):  # a loop: a comprehension's frame would show in tracebacks
-                passed = copy.deepcopy(kwargs)
+                passed = kwargs if copied else copy.deepcopy(kwargs)
                 watched = inputs.watch(passed)
                 if seconds == 0:
                     value, emitted = judge.invoke_watched(fn, passed)
@@ -148,8 +149,7 @@ def call_case(fn, case, calls, log=None, seconds=None):
                         value, emitted = judge.invoke_watched(fn, passed)
                 raw.append(value)
                 warned += emitted
-                modified += [name if len(calls) == 1 else say("part.of_call", part=name, call=k + 1)
-                             for name in inputs.changed(watched)]
+                modified += [_argument(name, k, len(calls)) for name in inputs.changed(watched)]
         except NotImplementedError as err:
             return Outcome(Ending.NOT_WRITTEN, called=tuple(sorted(used)), error_type="NotImplementedError",
                            error=str(err), exception=err)
@@ -165,6 +165,25 @@ def call_case(fn, case, calls, log=None, seconds=None):
         return Outcome(Ending.RETURNED, unnamed=str(err), warnings=warned, modified=modified,
                        called=tuple(sorted(used)))
     return Outcome(Ending.RETURNED, results, warnings=warned, modified=modified, called=tuple(sorted(used)))
+
+
+def _argument(name, k, count):
+    """How a message names argument `name` of call `k` (from 0) of a case of `count` calls."""
+    return name if count == 1 else say("part.of_call", part=name, call=k + 1)
+
+
+def of_calls(outcomes):
+    """The Outcome of a case from the Outcomes of its calls, each made alone by `call_case` (the grader's
+    sandbox makes one call per request): the first that did not return, else all their results,
+    warnings and changed arguments (named by call), or the first reason a result could not be named."""
+    for outcome in outcomes:
+        if outcome.ending != Ending.RETURNED:
+            return outcome
+    unnamed = next((o.unnamed for o in outcomes if o.unnamed), "")
+    return Outcome(Ending.RETURNED, None if unnamed else [o.results[0] for o in outcomes], unnamed,
+                   [text for o in outcomes for text in o.warnings],
+                   [_argument(name, k, len(outcomes)) for k, o in enumerate(outcomes) for name in o.modified],
+                   tuple(sorted({module for o in outcomes for module in o.called})))
 
 
 class Diagnosis:

@@ -2,8 +2,8 @@
 
 A caller keeps using what it passed (step 6 passes its `kq` on to the mask, its `S` to softmax), so a
 function that writes into an argument (`kq /= s`, `np.exp(S, out=S)`, `out = tables[0]; out &= t`)
-fails its case even when its own result is right. Small arrays are kept as copies, large ones as a
-checksum of their bytes, so watching a call costs little.
+fails its case even when its own result is right. Small arrays are kept as copies of their bytes,
+large ones as a checksum of them, so watching a call costs little.
 """
 import hashlib
 
@@ -16,15 +16,19 @@ def _kept(value):
     if not isinstance(value, np.ndarray):
         return None
     if value.size <= COPY_UP_TO:
-        return value.copy()
+        return value.shape, value.dtype, value.tobytes()
     return value.shape, value.dtype, hashlib.blake2b(np.ascontiguousarray(value).data, digest_size=16).digest()
 
 
 def _same(value, kept):
-    if isinstance(kept, np.ndarray):
-        return (isinstance(value, np.ndarray) and value.shape == kept.shape and value.dtype == kept.dtype
-                and np.array_equal(value, kept, equal_nan=value.dtype.kind in "fc"))
-    return isinstance(value, np.ndarray) and _kept(value) == kept
+    if not isinstance(value, np.ndarray) or (value.shape, value.dtype) != kept[:2]:
+        return False
+    if value.size > COPY_UP_TO:
+        return _kept(value) == kept
+    if value.tobytes() == kept[2]:  # comparing bytes is ~20 times as fast as comparing values
+        return True
+    shape, dtype, data = kept  # the same numbers in other bytes (-0.0 for 0.0, another NaN) are no change
+    return dtype.kind in "fc" and np.array_equal(value, np.frombuffer(data, dtype).reshape(shape), equal_nan=True)
 
 
 def _arrays(kwargs):

@@ -277,6 +277,8 @@ MESSAGES = {
               "memory): {error}",
         "zh": "运行你代码的进程在返回之前就终止了（sys.exit/os._exit、崩溃，或内存用得太多）：{error}"},
     "grade.load_error": {"en": "your file could not be loaded: {error}", "zh": "你的文件无法加载：{error}"},
+    "grade.garbled": {"en": "the grader could not read what your code sent back: {error}",
+                      "zh": "评分程序无法读取你的代码返回的内容：{error}"},
     "grade.not_written_mark": {"en": "not written yet", "zh": "还没有写"},
     "grade.not_written": {
         "en": "step {step} ({name}) is {mark}: {what}.",

@@ -20,7 +20,7 @@ import re
 from .. import mistakes
 from attnkit_runtime import judge
 from attnkit_runtime.messages import say
-from .grade import not_written
+from attnkit_runtime.status import Status
 from .terminal import printable
 
 _ASCII_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
@@ -32,7 +32,7 @@ def shown_output(test, case, reveal_hidden):
     if test.public or reveal_hidden or not test.output:
         return test.output
     lines = [say("feedback.hidden_title", title=judge.title(case), status=test.status)]
-    if not_written(test.output):
+    if test.not_written:
         lines.append("  " + say("feedback.step_not_written", step=case.step.number, mark=say("grade.not_written_mark")))
     if test.diagnosis:
         lines.append("  " + say("teach.likely_mistake", text=mistakes.describe(test.diagnosis)))
@@ -56,7 +56,7 @@ def _steps(graded, cases, reveal_hidden):
     out = []
     for module, (score, worth) in graded.steps.items():
         failed = [(t, shown_output(t, cases[t.name], reveal_hidden))
-                  for t in graded.tests if t.step == module and t.status != "passed"]
+                  for t in graded.tests if t.step == module and t.status is not Status.PASSED]
         out.append((module, score, worth, failed))
     return out
 

@@ -1,23 +1,29 @@
 """Grade one submission: run its calls through a runner, judge each case here, add up the points.
 
 The runner (the sandbox for learner code, `runners.InProcessRunner` for trusted callables) only
-makes the calls; the verdicts, diagnoses and points are computed in this process. Each step is
+makes the calls, as the learner harness makes them (attnkit_runtime.harness.call_case, one call at a
+time); the verdicts, diagnoses and points are computed in this process, by the harness's
+`judge_outcome` with the mistake catalogue, so a case gets the status and words it gets in the
+checkout (a function that changes its arguments in place fails). The sandbox's own endings (a crash,
+a spent budget, a file that does not import, a garbled answer, a call not made) are worded here. Each step is
 graded on its own: its cases run with the reference versions of the earlier steps it imports, so a
 mistake costs points only in the step that made it (an earlier step that passed every one of its
 cases serves as its own reference: the runner asks `passed`, judged here step by step). Which passed
 cases pay is attnkit.credit's rule: a function's public and property cases only once it passes a
 hidden value case.
 """
+import functools
 import threading
 import time
 from dataclasses import dataclass, field, replace
 
-import numpy as np
-
 from .. import credit, mistakes
-from attnkit_runtime import judge
-from attnkit_runtime.i18n import LANGUAGES, pick
-from attnkit_runtime.messages import MESSAGES, say
+from attnkit_runtime import harness, judge
+from attnkit_runtime.harness import Ending
+from attnkit_runtime.i18n import pick
+from attnkit_runtime.messages import say
+from attnkit_runtime.status import Status
+from .sandbox_types import Stopped
 
 _DIAGNOSIS_LOCK = threading.Lock()  # diagnosis builds its tables lazily, loading modules (not thread-safe)
 
@@ -28,10 +34,11 @@ class TestResult:
     step: str
     score: float
     max_score: float
-    status: str  # passed / failed / error / timeout (SPEC)
+    status: Status  # its JSON is the word: passed / failed / error / timeout (SPEC)
     output: str
     diagnosis: str | None
     public: bool
+    not_written: bool = False  # its step is not written yet (a stub's NotImplementedError, or no file)
 
     def as_spec(self):
         return {"name": self.name, "step": self.step, "score": self.score, "max_score": self.max_score,
@@ -62,12 +69,14 @@ class Graded:
 
     def as_record(self):
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
-        return {**self.as_spec(), "steps": {m: list(v) for m, v in self.steps.items()},
+        return {**self.as_spec(), "tests": [{**t.as_spec(), "not_written": t.not_written} for t in self.tests],
+                "steps": {m: list(v) for m, v in self.steps.items()},
                 "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation}
 
     @classmethod
     def from_record(cls, record, public_names):
-        tests = [TestResult(**t, public=t["name"] in public_names) for t in record["tests"]]
+        tests = [TestResult(**{**t, "status": Status(t["status"])}, public=t["name"] in public_names)
+                 for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
                    {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
                    isolation=record.get("isolation", ""))
@@ -101,7 +110,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         judged.append(early[planned.case.name] if planned.case.name in early and not (why or gone)
                       else _judge(plan, planned, results, why, gone))
     pays = credit.paid(plan.cases, judged, results)
-    tests = [t if paying or t.status != "passed" else _unpaid(t, planned.case)
+    tests = [t if paying or t.status is not Status.PASSED else _unpaid(t, planned.case)
              for t, planned, paying in zip(judged, plan.cases, pays)]
     steps = {}
     for module in plan.steps:
@@ -114,22 +123,54 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
                   {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
 
 
+class _Catalogue(harness.Diagnosis):
+    """The harness's diagnosis by the kit's mistake catalogue."""
+
+    def of_results(self, case, calls, results):
+        with _DIAGNOSIS_LOCK:
+            return mistakes.diagnose(case, calls, results)
+
+    def of_error(self, case, error_type, error):
+        with _DIAGNOSIS_LOCK:
+            return mistakes.diagnose_exception(case, error_type, error)
+
+    def describe(self, code):
+        return mistakes.describe(code)
+
+
+_CATALOGUE = _Catalogue()
+
+
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
-    failed = [r for r in calls if r is None or r.status != "ok"]
     if missing and not problem:  # SPEC: a missing file counts as not done
-        return _result(planned, "failed", _not_written(case, say("grade.file_missing", file=case.step.filename)), None)
-    if problem or failed:
-        status, output, code = _not_run(planned, None if problem else failed[0], problem)
-    else:
-        parts = [r.parts for r in calls]
-        status, output, code = plan.remembered(planned, parts, lambda: _verdict(planned, parts))
-        warned = [text for r in calls for text in r.warnings]
-        if status == "passed" and warned:  # after the memo: the same values without warnings pass
-            status, output = "failed", judge.teaching_message(case, planned.calls,
-                                                              judge.warning_verdict(case.function, warned))
-    return _result(planned, status, output, code)
+        return _result(planned, Status.FAILED, _not_written(case, say("grade.file_missing", file=case.step.filename)),
+                       None, True)
+    if problem:
+        return _result(planned, Status.ERROR, f"{judge.title(case)}\n  {say('grade.not_graded', problem=problem)}", None)
+    if any(r is None for r in calls):
+        return _result(planned, Status.ERROR, f"{judge.title(case)}\n  {say('grade.no_result')}", None)
+    stopped = next((r for r in calls if r.ending != Ending.RETURNED), None)
+    if stopped is not None and stopped.ending in _WORDS:  # SPEC's timeout: a call that ran out of time
+        status = Status.TIMEOUT if stopped.ending == Stopped.BUDGET and stopped.exc_type == "time" else Status.ERROR
+        words = _WORDS[stopped.ending]
+        return _result(planned, status, f"{judge.title(case)}\n  "
+                                        f"{say(words, error=stopped.error) if words else stopped.error}", None)
+    outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
+                                                list(r.warnings), list(r.modified), (), r.exc_type, r.error)
+                                for r in calls])
+    judged = functools.partial(harness.judge_outcome, case, planned.calls, outcome, planned.expected, planned.forms,
+                               _CATALOGUE)
+    verdict = (plan.remembered(planned, outcome.results, judged)
+               if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
+    output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
+    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written)
+
+
+# the message key that words the error of each of the sandbox's own endings (None: the error is worded)
+_WORDS = {Stopped.NOT_RUN: "grade.not_run", Stopped.CRASHED: "grade.crashed", Stopped.GARBLED: "grade.garbled",
+          Stopped.LOAD_ERROR: "grade.load_error", Stopped.BUDGET: None}
 
 
 def _passed_every_case(plan, step, results, early):
@@ -137,7 +178,7 @@ def _passed_every_case(plan, step, results, early):
     was read and imported; its TestResults go to `early` ({case name: TestResult}), judged once."""
     judged = {p.case.name: _judge(plan, p, results, "", False) for p in plan.cases if p.case.step.module == step}
     early.update(judged)
-    return all(t.status == "passed" for t in judged.values())
+    return all(t.status is Status.PASSED for t in judged.values())
 
 
 def _unpaid(test, case):
@@ -145,49 +186,10 @@ def _unpaid(test, case):
     return replace(test, score=0.0, output=f"{judge.title(case)}\n  {say('grade.unpaid', function=case.function)}")
 
 
-def _verdict(planned, parts):
-    """(status, output, diagnosis) of results that came back."""
-    with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = judge.evaluate(planned.case, planned.calls, parts, planned.expected, planned.forms)
-    if verdict.passed:
-        return "passed", "", None
-    with _DIAGNOSIS_LOCK:
-        code = mistakes.diagnose(planned.case, planned.calls, parts)
-    text = mistakes.describe(code) if code else ""
-    return "failed", judge.teaching_message(planned.case, planned.calls, verdict, text), code
-
-
-def _result(planned, status, output, code):
+def _result(planned, status, output, code, not_written=False):
     case = planned.case
-    return TestResult(case.name, case.step.module, planned.points if status == "passed" else 0.0,
-                      planned.points, status, output, code, case.public)
-
-
-def _not_run(planned, result, problem):
-    """(status, output, diagnosis) of a case whose calls did not all come back with a result."""
-    case = planned.case
-    where = judge.title(case)
-    if problem:
-        return "error", f"{where}\n  {say('grade.not_graded', problem=problem)}", None
-    if result is None:
-        return "error", f"{where}\n  {say('grade.no_result')}", None
-    if result.status == "not_done":
-        return "failed", _not_written(case, say("grade.replace_raise")), None
-    if result.status == "not_run":  # SPEC's `timeout` is for a call that ran out of time, not one never made
-        return "error", f"{where}\n  {say('grade.not_run', error=result.error)}", None
-    if result.status == "timeout":
-        return ("timeout", f"{where}\n  {say('grade.timeout', error=result.error)}\n"
-                           f"  {say('teach.read', where=pick(case.read))}", None)
-    if result.status == "crashed":
-        return "error", f"{where}\n  {say('grade.crashed', error=result.error)}", None
-    if result.status == "budget":
-        return "timeout" if result.exc_type == "time" else "error", f"{where}\n  {result.error}", None
-    if result.status == "load_error":
-        return "error", f"{where}\n  {say('grade.load_error', error=result.error)}", None
-    with _DIAGNOSIS_LOCK:
-        code = mistakes.diagnose_exception(case, result.exc_type, result.error)
-    verdict = judge.Verdict(False, "exception", say("teach.raised", error=result.error) if result.exc_type else result.error)
-    return "error", judge.teaching_message(case, planned.calls, verdict, mistakes.describe(code) if code else ""), code
+    return TestResult(case.name, case.step.module, planned.points if status is Status.PASSED else 0.0,
+                      planned.points, status, output, code, case.public, not_written)
 
 
 def points_split():
@@ -199,8 +201,3 @@ def _not_written(case, what):
     line = say("grade.not_written", step=case.step.number, name=f"{case.step.module}.{case.function}",
                mark=say("grade.not_written_mark"), what=what)
     return f"{judge.title(case)}\n  {line}\n  {say('teach.read', where=pick(case.read))}"
-
-
-def not_written(output):
-    """Whether a test's `output` says that its step is not written yet (in either language)."""
-    return any(pick(MESSAGES["grade.not_written_mark"], lang) in output for lang in LANGUAGES)

@@ -22,6 +22,7 @@ from .atomic import write_text
 from .feedback import shown_output
 from .file_names import stems
 from attnkit_runtime.messages import say
+from attnkit_runtime.status import Status
 from .grade import points_split
 
 _CAP = 8000  # characters of learner output shown
@@ -43,7 +44,7 @@ def results(graded, cases, reveal_hidden=False):
     withheld = [t for t in graded.tests if t.public and _unpaid(t)] if anything_hidden else []
     held = {t.name for t in withheld}
     tests = [{"name": t.name, "number": numbers[t.name], "score": t.max_score if t.name in held else t.score,
-              "max_score": t.max_score, "status": "passed" if t.status == "passed" else "failed",
+              "max_score": t.max_score, "status": Status.PASSED if t.status is Status.PASSED else Status.FAILED,
               "output": "" if t.name in held else shown_output(t, cases[t.name], reveal_hidden),
               "tags": [t.step] + ([t.diagnosis] if t.diagnosis else []),
               "visibility": Visibility.VISIBLE if t.public else Visibility.AFTER_PUBLISHED}
@@ -57,7 +58,7 @@ def results(graded, cases, reveal_hidden=False):
 
 def _unpaid(test):
     """A passed test that earned no points: its function gave no evidence on a hidden value test (attnkit.credit)."""
-    return test.status == "passed" and test.score < test.max_score
+    return test.status is Status.PASSED and test.score < test.max_score
 
 
 def _withheld_points(withheld):
@@ -100,7 +101,7 @@ def _summary(graded, anything_hidden):
 
 
 def _passed(tests):
-    return sum(t.status == "passed" for t in tests)
+    return sum(t.status is Status.PASSED for t in tests)
 
 
 def _numbers(tests, cases):

@@ -1,7 +1,7 @@
 """The terminal report: a submission's score, its steps, and what failed with the likely mistake."""
 import textwrap
 
-from .grade import not_written
+from attnkit_runtime.status import Status
 from .terminal import printable
 
 _CAP = 2000  # characters of learner output shown
@@ -17,14 +17,14 @@ def text(graded):
     lines = [f"{printable(graded.submission, keep='')}: {_points(graded.score)} / {_points(graded.max_score)}"]
     for module, (score, worth) in graded.steps.items():
         mine = [t for t in graded.tests if t.step == module]
-        bad = [t for t in mine if t.status != "passed"]
+        bad = [t for t in mine if t.status is not Status.PASSED]
         mark = "ok" if not bad else f"{len(bad)} of {len(mine)} tests not passed"
         lines.append(f"  {module:<18} {_points(score):>6} / {_points(worth):<4} {mark}")
     for module in graded.steps:
-        bad = [t for t in graded.tests if t.step == module and t.status != "passed"]
+        bad = [t for t in graded.tests if t.step == module and t.status is not Status.PASSED]
         if not bad:
             continue
-        if all(not_written(t.output) for t in bad):
+        if all(t.not_written for t in bad):
             lines.append(f"  {module}: not written yet ({len(bad)} tests)")
             continue
         lines.append(f"  {module}:")

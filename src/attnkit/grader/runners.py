@@ -8,13 +8,14 @@ callables here (the reference, with known mistakes standing in for some function
 verify` uses it to check that every mistake of the catalogue is caught and named.
 """
 import time
-import warnings
+from types import SimpleNamespace
 
 import numpy as np
 
-from attnkit_runtime.judge import call_named
+from attnkit_runtime.harness import call_case
 from ..reference import reference_function
-from .sandbox import CallResult, Limits, SubmissionRun, run_submission
+from .sandbox import Limits, SubmissionRun, run_submission
+from .sandbox_types import result
 
 
 class SandboxRunner:
@@ -33,7 +34,9 @@ class SandboxRunner:
 
 
 class InProcessRunner:
-    """Calls overrides[(step module, function)] where given, else the reference; sources are ignored."""
+    """Calls overrides[(step module, function)] where given, else the reference, as the harness calls
+    learner code (`harness.call_case`); sources are ignored. The kit's mistakes are known by their
+    numbers: the NumPy warnings on the way are dropped."""
 
     settings = "in-process"
 
@@ -45,15 +48,9 @@ class InProcessRunner:
 
     def _call(self, job):
         fn = self.overrides.get((job.step, job.function)) or reference_function(job.step, job.function)
+        case = SimpleNamespace(step=SimpleNamespace(module=job.step), function=job.function, returns=job.returns)
         start = time.perf_counter()
-        try:
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = call_named(fn, job.returns, job.kwargs)
-            parts = {name: np.asarray(value) for name, value in result.items()}
-            return CallResult("ok", parts, "", "", time.perf_counter() - start)
-        except NotImplementedError as err:
-            return CallResult("not_done", None, str(err), "NotImplementedError", time.perf_counter() - start)
-        except Exception as err:  # a mistake may raise, as a learner's code would
-            name = type(err).__name__
-            return CallResult("error", None, f"{name}: {err}", name, time.perf_counter() - start)
+        outcome = call_case(fn, case, [job.kwargs], seconds=0)
+        parts = None if outcome.results is None else {name: np.asarray(v) for name, v in outcome.results[0].items()}
+        return result(outcome.ending, outcome.error, outcome.error_type, time.perf_counter() - start, parts,
+                      modified=outcome.modified, unnamed=outcome.unnamed)

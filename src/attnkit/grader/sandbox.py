@@ -4,16 +4,20 @@
 
 `sources` maps file names to the learner's source ({"step4_softmax.py": "…"}; a missing step is
 absent). Each Job names a step, a function, the manifest's part names of its result and its
-arguments. Every job gets a CallResult:
+arguments. Every job gets a CallResult whose `ending` is the learner harness's (the child makes the
+call with attnkit_runtime.harness.call_case) or the sandbox's own (sandbox_types.Stopped):
 
-    ok          parts = {part name: ndarray} (numeric or bool dtype, validated here)
-    not_done    the function raised NotImplementedError (a stub)
-    error       any other exception (or a result that is not a numpy array / number)
-    timeout     no answer within Limits.call_seconds (the child is killed)
-    crashed     exit, os._exit, a signal, MemoryError, the memory cap, KeyboardInterrupt, SystemExit
-    load_error  the file is missing, has a syntax error, or raised while being imported
-    budget      not run (or cut short): the submission's time or result-byte budget was spent
-                (exc_type "time" or "bytes")
+    returned     parts = {part name: ndarray} (numeric or bool dtype, validated here), or `unnamed`
+                 saying why the result could not be taken (not a numpy array / number, a wrong tuple);
+                 `modified` names the arguments it changed in place, `warnings` NumPy's warnings
+    not_written  the function raised NotImplementedError (a stub)
+    raised       any other exception (its type and text, with the learner's traceback lines)
+    timeout      no answer within Limits.call_seconds (the child is killed)
+    crashed      exit, os._exit, a signal, MemoryError, the memory cap, KeyboardInterrupt, SystemExit
+    garbled      an answer that breaks the wire format or answers another request
+    load_error   the file is missing, has a syntax error, or raised while being imported
+    budget       not run (or cut short): the submission's time or result-byte budget was spent
+                 (exc_type "time" or "bytes")
 
 A step is judged with the *reference* versions of the steps it depends on (as attnkit_runtime.loader.load_step
 does), but no reference code enters the sandbox: there the steps it imports are the kit's provided
@@ -26,7 +30,7 @@ stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, ne
 
 Limits: call_seconds (wall time per call, and per import), memory_mb (RLIMIT_AS), output_bytes
 (stdout+stderr kept), result_bytes (arrays one call may return), max_timeouts_per_function (after
-that many timeouts a function's remaining jobs get "not_run" without running; None: run them all),
+that many timeouts a function's remaining jobs end "not_run" without running; None: run them all),
 submission_seconds and submission_result_bytes (the whole submission's budgets).
 
 Fails closed: when the barrier cannot be built, BarrierUnavailable (a ZygoteError) is raised unless

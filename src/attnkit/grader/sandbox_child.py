@@ -2,10 +2,12 @@
 
 Runs in a separate `python -I -S -B` that never imports attnkit: sandbox_zygote starts it with a
 fixed bootstrap on its command line and sends, over the control socket (its stdin), its settings
-and the source of this module and of the ones it imports (sandbox_wire, sandbox_mounts,
-sandbox_seccomp), which the bootstrap runs as the package `sandbox` whose only modules they are.
-No path of the kit is on its command line, its sys.path or its modules' names. Tests import this
-module as attnkit.grader.sandbox_child.
+and the source of this module and of the ones it imports (sandbox_types, sandbox_wire,
+sandbox_mounts, sandbox_seccomp), which the bootstrap runs as the package `sandbox` whose only
+modules they are, and the learner runtime's harness with what it imports (attnkit_runtime: harness,
+inputs, judge, loader, messages, i18n, status; learner-side code), so that a call here is made as
+every front end makes it (`harness.call_case`). No path of the kit is on its command line, its
+sys.path or its modules' names. Tests import this module as attnkit.grader.sandbox_child.
 
 The zygote (with the barrier: inside bubblewrap's allow-list root, uid 65534 and PID 1 of its own
 namespaces) caps its private /tmp and /dev/shm and drops its last capabilities, makes itself
@@ -17,7 +19,7 @@ numpy up once, then serves the grader over the control socket:
 A submission child, under rlimits (and without the barrier, as root, under the zygote's own uid),
 loads the child filter (one process, no signal or trace of another, no memory beside RLIMIT_AS),
 with fds 1 and 2 on capture files and its protocol socket on fd 3, then answers the grader's
-"load", "call" and "tidy" requests.
+"load" and "call" requests.
 """
 import builtins
 import gc
@@ -34,11 +36,15 @@ import tempfile
 import time
 import traceback
 import types
-import warnings
 from collections import deque
 
+import numpy as np
+
+from attnkit_runtime.harness import Ending, call_case
+from attnkit_runtime.messages import say
 from .sandbox_mounts import FOLDERS, LIBC, cap_private_tmp
 from .sandbox_seccomp import load
+from .sandbox_types import Stopped
 from .sandbox_wire import Reader, WireError, encode, encode_arrays, frame, pack, plain_array, read_message, unpack
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
@@ -179,7 +185,6 @@ def _empty(folder, expose):
 
 
 def _bytes(data):
-    import numpy as np
     return np.frombuffer(data, dtype=np.uint8)
 
 
@@ -295,7 +300,7 @@ class Submission:
         self.inputs = {}  # id -> (name, array, fingerprint) of the running call's large arguments
 
     def serve(self):
-        ops = {"load": self.load, "call": self.call, "tidy": self.tidy}
+        ops = {"load": self.load, "call": self.call}
         while True:
             try:
                 header, arrays = self.pending.popleft() if self.pending else self._read()
@@ -309,6 +314,10 @@ class Submission:
         return read_message(self.reader.exact, 1 << 30, 1 << 34)
 
     def load(self, header, arrays):
+        """Import a step. Once a step's code has run here, the reply may instead say that this process
+        is no longer as clean as it started (`tidy`): then nothing is loaded, the grader starts a fresh child."""
+        if self.modules and not self.tidy():
+            return encode({"nonce": header["nonce"], "clean": False})
         for spec in header["kit"]:  # the kit's modules this step imports, in dependency order
             module = sys.modules[spec["module"]] = types.ModuleType(spec["module"])
             exec(marshal.loads(arrays[f"kit:{spec['module']}"][0].tobytes()), module.__dict__)
@@ -326,23 +335,23 @@ class Submission:
         try:
             code = compile(source, filename, "exec", dont_inherit=True)
         except (RecursionError, MemoryError) as err:  # e.g. 100k-deep attribute access or `not not …`
-            return _reply(header, "load_error", f"{filename} is nested too deeply to compile "
-                                                f"({type(err).__name__}): split the long expression", "SyntaxError")
+            return _reply(header, Stopped.LOAD_ERROR, f"{filename} is nested too deeply to compile "
+                                                      f"({type(err).__name__}): split the long expression", "SyntaxError")
         except (SyntaxError, ValueError) as err:
             line = f" on line {err.lineno}" if getattr(err, "lineno", None) else ""
-            return _reply(header, "load_error", f"{filename} has a syntax error{line}: {getattr(err, 'msg', err)}",
-                          "SyntaxError")
+            return _reply(header, Stopped.LOAD_ERROR,
+                          f"{filename} has a syntax error{line}: {getattr(err, 'msg', err)}", "SyntaxError")
         sys.modules[name] = module  # only while it runs (a dataclass looks its module up), as loader does
         try:
             exec(code, module.__dict__)
             self._provide(module, arrays)
         except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
-            return _reply(header, "load_error", f"{filename} failed while being imported: " + self._describe(err),
-                          type(err).__name__)
+            return _reply(header, Stopped.LOAD_ERROR, f"{filename} failed while being imported: "
+                          + self._describe(err, named=True), type(err).__name__)
         finally:
             sys.modules.pop(name, None)
         self.modules[name] = module
-        return _reply(header, "ok")
+        return _reply(header, Ending.RETURNED)
 
     @staticmethod
     def _provide(module, arrays):
@@ -380,95 +389,89 @@ class Submission:
         raise (kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError)(header["error"])
 
     def call(self, header, arrays):
+        """Make one call as `harness.call_case` makes it and send back its Outcome: the result's parts
+        (arrays and numbers only), the warnings, the arguments it changed, or its exception."""
         self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in header["inputs"].items()}
         kwargs = {name: unpack(value, arrays) for name, value in header["kwargs"].items()}
-        args = [v for name, values in kwargs.items() if name.startswith("*") for v in values]
-        kwargs = {name: value for name, value in kwargs.items() if not name.startswith("*")}
-        function = header["function"]
-        fn = getattr(self.modules[header["module"]], function, None)
+        module, function = header["module"], header["function"]
+        fn = getattr(self.modules[module], function, None)
         if not callable(fn):
-            return _reply(header, "error", f"{header['module']}.py has no function {function}()", "AttributeError")
-        import numpy as np
-        try:  # as attnkit_runtime.judge.invoke_watched: numpy's NaN/inf warnings are recorded, not shown
-            with warnings.catch_warnings(record=True) as caught, np.errstate(divide="warn", over="warn", invalid="warn"):
-                warnings.simplefilter("always")
-                result = fn(*args, **kwargs)
-        except NotImplementedError as err:
-            return _reply(header, "not_done", self._describe(err), "NotImplementedError")
-        except (MemoryError, KeyboardInterrupt, SystemExit) as err:
-            return _reply(header, "crashed", self._describe(err), type(err).__name__)
-        except BaseException as err:  # noqa: BLE001
-            return _reply(header, "error", self._describe(err), type(err).__name__)
+            return _reply(header, Ending.RAISED, f"{module}.py has no function {function}()", "AttributeError")
+        case = types.SimpleNamespace(step=types.SimpleNamespace(module=module), function=function,
+                                     returns=tuple(header["returns"]))
+        returned = []  # once the function has returned, what is raised comes from its result, being named
+
+        def made(*args, **kwargs):
+            value = fn(*args, **kwargs)
+            returned.append(True)
+            return value
+        try:  # the wire's arrays are this call's own: handed over uncopied, so a proxy may name them ({"$input"})
+            outcome = call_case(made, case, [kwargs], seconds=0, copied=True)
+        except BaseException as err:  # noqa: BLE001 - KeyboardInterrupt, SystemExit, or a result that raised
+            if not returned:
+                return _reply(header, Stopped.CRASHED, self._describe(err, named=True), type(err).__name__)
+            return _reply(header, Ending.RAISED, f"{function}() returned a value that could not be read: "
+                                                 + self._describe(err, named=True), type(err).__name__)
+        if isinstance(outcome.exception, MemoryError):
+            return _reply(header, Stopped.CRASHED, self._describe(outcome.exception, named=True), outcome.error_type)
+        if outcome.ending != Ending.RETURNED:
+            return _reply(header, outcome.ending, self._describe(outcome.exception), outcome.error_type)
+        watched = {"warnings": [text[:300] for text in outcome.warnings[:MAX_WARNINGS]],
+                   "modified": [name[:200] for name in outcome.modified[:MAX_WARNINGS]]}
+        if outcome.results is None:
+            return _reply(header, Ending.RETURNED, unnamed=outcome.unnamed, **watched)
         try:
-            parts = _named_parts(header["returns"], result)
-            payload = [(name, plain_array(value), False) for name, value in parts.items()]
+            payload = [(name, _sendable(value, name), False) for name, value in outcome.results[0].items()]
         except (ResultRefused, WireError) as err:
-            return _reply(header, "error", f"{function}() returned {err}")
+            return _reply(header, Ending.RETURNED, unnamed=str(err), **watched)
         except BaseException as err:  # noqa: BLE001 - the learner's result raised while being read
-            return _reply(header, "error", f"{function}() returned a value that could not be read: "
-                                           + self._describe(err), type(err).__name__)
+            return _reply(header, Ending.RAISED, f"{function}() returned a value that could not be read: "
+                                                 + self._describe(err, named=True), type(err).__name__)
         size = sum(arr.nbytes for _, arr, _ in payload)
         if size > header["max_bytes"]:
-            return _reply(header, "error", f"{function}() returned {size} bytes of arrays (at most {header['max_bytes']})")
-        return encode({"nonce": header["nonce"], "status": "ok", "error": "", "exc_type": "",
-                       "warnings": _warning_texts(caught)}, payload)
+            return _reply(header, Ending.RETURNED, unnamed=f"{function}() returned {size} bytes of arrays "
+                                                           f"(at most {header['max_bytes']})", **watched)
+        return encode({"nonce": header["nonce"], "ending": Ending.RETURNED, **watched}, payload)
 
-    def tidy(self, header, arrays):
+    def tidy(self):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,
         builtins and sys.stdout/stderr unpatched (new attributes, e.g. a lazy numpy submodule, are fine)."""
-        import builtins
-        import numpy as np
         np_dict, builtins_dict, err = BASELINE
-        clean = (len(os.listdir("/proc/self/task")) == 1
-                 and not _children_of(os.getpid(), everyone=self.own_pid_namespace)
-                 and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
-                                                             signal.ITIMER_PROF))
-                 and all(np.__dict__.get(k) is v for k, v in np_dict.items())
-                 and all(builtins.__dict__.get(k) is v for k, v in builtins_dict.items())
-                 and np.geterr() == err and (sys.stdout, sys.stderr) == self.streams)
-        return encode({"nonce": header["nonce"], "clean": clean})
+        return (len(os.listdir("/proc/self/task")) == 1
+                and not _children_of(os.getpid(), everyone=self.own_pid_namespace)
+                and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
+                                                            signal.ITIMER_PROF))
+                and all(np.__dict__.get(k) is v for k, v in np_dict.items())
+                and all(builtins.__dict__.get(k) is v for k, v in builtins_dict.items())
+                and np.geterr() == err and (sys.stdout, sys.stderr) == self.streams)
 
-    def _describe(self, err):
-        """Exception type and message, then the lines of the learner's files in its traceback."""
-        text = traceback.format_exception_only(type(err), err)[-1].strip()
+    def _describe(self, err, named=False):
+        """The exception's message (after its type when `named`; else the type is sent beside it), then
+        the lines of the learner's files in its traceback."""
+        text = traceback.format_exception_only(type(err), err)[-1].strip() if named else str(err)
+        return (text + self._frames(err))[:MAX_TEXT]
+
+    def _frames(self, err):
         frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename in self.filenames]
-        for f in frames[-6:]:
-            text += f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
-        return text[:MAX_TEXT]
+        return "".join(f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
+                       for f in frames[-6:])
 
 
-def _warning_texts(caught):
-    """The RuntimeWarnings among `caught` as text, as attnkit_runtime.judge.invoke_watched gives them (capped)."""
-    texts = [f"{w.category.__name__}: {w.message} ({w.filename}, line {w.lineno})"
-             for w in caught if issubclass(w.category, RuntimeWarning)]
-    return [text[:300] for text in texts[:MAX_WARNINGS]]
-
-
-def _reply(header, status, error="", exc_type=""):
-    return encode({"nonce": header["nonce"], "status": status, "error": error[:MAX_TEXT], "exc_type": exc_type})
+def _reply(header, ending, error="", exc_type="", unnamed="", warnings=(), modified=()):
+    return encode({"nonce": header["nonce"], "ending": ending, "error": error[:MAX_TEXT], "exc_type": exc_type,
+                   "unnamed": unnamed[:MAX_TEXT], "warnings": list(warnings), "modified": list(modified)})
 
 
 class ResultRefused(Exception):
-    """A result of the wrong kind (not a tuple, not an array…); the message says what came instead."""
+    """A part of a result that is no array or number; the message says what came instead."""
 
 
-def _named_parts(returns, result):
-    """Mirror of attnkit_runtime.judge.named_outputs; only arrays and plain numbers may come back."""
-    if len(returns) > 1 and not isinstance(result, (tuple, list)) and all(hasattr(result, n) for n in returns):
-        parts = {name: getattr(result, name) for name in returns}
-    elif len(returns) > 1:
-        if not isinstance(result, (tuple, list)):
-            raise ResultRefused(f"a single {type(result).__name__}; expected a tuple ({', '.join(returns)})")
-        if len(result) != len(returns):
-            raise ResultRefused(f"{len(result)} values; expected a tuple of {len(returns)} ({', '.join(returns)})")
-        parts = dict(zip(returns, result))
-    else:
-        parts = {returns[0]: result}
-    import numpy as np
-    for name, value in parts.items():
-        if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
-            raise ResultRefused(f"a {type(value).__name__} for {name}; expected a numpy array")
-    return parts
+def _sendable(value, name):
+    """A part of a learner's result as an array to send: an array or a number, as judge.check_form
+    takes (else ResultRefused, in its words), of a dtype that may cross (else WireError)."""
+    if not isinstance(value, (np.ndarray, np.generic, bool, int, float)):
+        raise ResultRefused(say("form.not_array", label=name, got=type(value).__name__))
+    return plain_array(value)
 
 
 # ---------------------------------------------------------------- start
@@ -477,7 +480,6 @@ def _warm_up():
     """Import what the steps use and run numpy's common paths once, here, so that every child
     starts with them ready (shared copy-on-write) instead of paying for them itself."""
     import dataclasses, math, numbers  # noqa: E401,F401
-    import numpy as np
     a, b = np.ones((4, 8)), np.ones((3, 2), dtype=np.float32)
     with np.errstate(all="ignore"):
         for x in (a, b):
@@ -521,8 +523,6 @@ def _prepare(ctl, config):
         ctl.sendall(encode({"op": "failed", "error": f"{type(err).__name__}: {err}"}))
         return None
     global BASELINE
-    import builtins
-    import numpy as np
     BASELINE = (dict(np.__dict__), dict(builtins.__dict__), np.geterr())  # what Submission.tidy expects
     gc.freeze()  # children's garbage collections skip the zygote's objects: fewer copied pages
     ctl.sendall(encode({"op": "ready"}))

@@ -5,12 +5,14 @@ imports is the learner's own module of it when that step passed every one of its
 judges each step as soon as its jobs are done: `run(jobs, passed)`) and is loaded in the same child;
 else it is the kit's provided code with proxies whose calls the child sends here while a call runs
 ("ref"), which sandbox_reference answers with the reference's results, and only for the steps the
-step being run imports. The child is replaced before the next step whenever the previous one left
-something behind (a thread, a process, a timer, a patched numpy or builtins), and after any crash,
+step being run imports. The child makes each call as every front end does
+(attnkit_runtime.harness.call_case) and sends back what it did; the grader judges it. The child is
+replaced before the next step whenever the previous one left something behind (a thread, a process,
+a timer, a patched numpy or builtins: its answer to the next "load" says so), and after any crash,
 timeout, garbled answer or failed import.
 
 A submission has budgets (Limits.submission_seconds, .submission_result_bytes): once one is spent,
-the call running is cut short and every remaining job gets status "budget", without running. A
+the call running is cut short and every remaining job ends "budget", without running. A
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
 """
@@ -22,11 +24,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
-from .sandbox_types import result
-from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, frame, pack,
-                           read_kept)
+from .sandbox_types import Stopped, result
+from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, fixed_header,
+                           frame_with, pack, read_kept)
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
@@ -36,15 +39,19 @@ _WINDOW_CALLS, _WINDOW_BYTES = 16, 48 << 10  # requests in flight; the socket bu
 
 
 @lru_cache(maxsize=1024)
-def _encoded_arguments(job):
-    """(kwargs tree, array specs, payload, {name: fingerprint}, {name: array}) of a job's arguments,
-    remembered for the jobs seen last (a grading run sends the same ~100 jobs, ~3 MB of arguments,
-    for every submission). The fingerprinted arrays are those the child may refer to by name when
-    its code passes them on to an earlier step ({"$input"}), instead of sending them back."""
+def _encoded_call(job):
+    """(the call's header but its nonce and cap, as fixed_header encodes it, its arrays' payload,
+    {name: array} of its fingerprinted arguments), remembered for the jobs seen last (a grading run
+    sends the same ~100 jobs, ~3 MB of arguments, for every submission). The fingerprinted arrays
+    are those the child may refer to by name when its code passes them on to an earlier step
+    ({"$input"}), instead of sending them back."""
     arrays = []
     kwargs = {name: pack(value, arrays) for name, value in job.kwargs.items()}
     large = {name: value for name, value, scalar in arrays if not scalar and value.nbytes >= FINGERPRINTED_BYTES}
-    return (kwargs, *encode_arrays(arrays), {name: fingerprint(value) for name, value in large.items()}, large)
+    specs, payload = encode_arrays(arrays)
+    header = {"op": "call", "module": job.step, "function": job.function, "returns": list(job.returns),
+              "kwargs": kwargs, "inputs": {name: fingerprint(value) for name, value in large.items()}}
+    return fixed_header(header, specs), payload, large
 
 
 class SubmissionRunner:
@@ -73,12 +80,10 @@ class SubmissionRunner:
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
-        for k, step in enumerate(by_step):
+        for step in by_step:
             self._run_step(step, by_step[step], results)
             if passed is not None and step in self.present and passed(step, results):
                 self.own.add(step)
-            if k + 1 < len(by_step) and self.sock is not None and not self._tidy():
-                self._end_child()  # the last child is ended by finish()
         return results
 
     def finish(self):
@@ -119,9 +124,10 @@ class SubmissionRunner:
     def _spent(self):
         """The "budget" CallResult for jobs not run once a budget is spent, else None."""
         if self.bytes_left < 0:
-            return result("budget", say("sandbox.budget_bytes", limit=self.limits.submission_result_bytes), "bytes")
+            return result(Stopped.BUDGET, say("sandbox.budget_bytes", limit=self.limits.submission_result_bytes),
+                          "bytes")
         if time.monotonic() >= self.deadline:
-            return result("budget", say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
+            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
         return None
 
     def _due(self, since):
@@ -130,7 +136,7 @@ class SubmissionRunner:
 
     def _counted(self, res):
         """`res`, or the budget's result when its arrays do not fit in what is left of the byte budget."""
-        if res.status == "ok":
+        if res.parts:
             size = sum(part.nbytes for part in res.parts.values())
             self.bytes_left = self.bytes_left - size if size <= self.bytes_left else -1
             if self.bytes_left < 0:
@@ -148,7 +154,7 @@ class SubmissionRunner:
                 return
             if source is None or self._skipped(queue[0], timeouts, results):
                 if source is None:
-                    results[queue[0].key] = result("load_error", f"{filename} is missing")
+                    results[queue[0].key] = result(Stopped.LOAD_ERROR, f"{filename} is missing")
                 queue.popleft()
                 continue
             if self.sock is None:
@@ -166,8 +172,8 @@ class SubmissionRunner:
         cap = self.limits.max_timeouts_per_function
         if cap is None or timeouts[job.function] < cap:
             return False
-        results[job.key] = result("not_run", say("sandbox.not_run_after_timeouts", function=job.function,
-                                                 count=timeouts[job.function]))
+        results[job.key] = result(Stopped.NOT_RUN, say("sandbox.not_run_after_timeouts", function=job.function,
+                                                       count=timeouts[job.function]))
         return True
 
     def _pipeline(self, queue, timeouts, results):
@@ -184,11 +190,11 @@ class SubmissionRunner:
                 if self._skipped(queue[0], timeouts, results):
                     queue.popleft()
                     continue
-                nonce, (kwargs, specs, payload, prints, _) = self._nonce(), _encoded_arguments(queue[0])
+                nonce, (fixed, payload, _) = self._nonce(), _encoded_call(queue[0])
                 size = len(payload) + 1024  # the header is well under 1 kB
                 if inflight and outstanding + size > _WINDOW_BYTES:
                     break
-                chunks += self._frames(queue[0], nonce, kwargs, specs, payload, prints)
+                chunks += self._frames(nonce, fixed, payload)
                 inflight.append((queue.popleft(), nonce, size))
                 outstanding += size
             if not inflight:
@@ -200,12 +206,12 @@ class SubmissionRunner:
             outstanding -= size
             res = self._counted(self._answer(job, nonce, since))
             since = time.monotonic()
-            if res.status in ("timeout", "crashed", "budget") or res.exc_type == "ProtocolError":
-                ended = self._end_child(0.05 if res.status == "crashed" else 0.0)
-                if res.status == "crashed" and ended:
-                    res = result("crashed", f"{res.error} ({ended})", res.exc_type, res.seconds)
+            if res.ending in _CHILD_GONE:
+                ended = self._end_child(0.05 if res.ending == Stopped.CRASHED else 0.0)
+                if res.ending == Stopped.CRASHED and ended:
+                    res = result(Stopped.CRASHED, f"{res.error} ({ended})", res.exc_type, res.seconds)
                 queue.extendleft(reversed([j for j, _, _ in inflight]))  # lost with the child: run again
-            timeouts[job.function] += res.status == "timeout"
+            timeouts[job.function] += res.ending == Ending.TIMEOUT
             results[job.key] = res
             if self.sock is None:
                 return
@@ -232,7 +238,7 @@ class SubmissionRunner:
             if reply.get("op") != "ref":
                 break
             reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
-                                 _encoded_arguments(job)[4] if job is not None else {}, self.limits.memory_mb, deadline)
+                                 _encoded_call(job)[2] if job is not None else {}, self.limits.memory_mb, deadline)
             self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
@@ -244,18 +250,19 @@ class SubmissionRunner:
         if isinstance(err, TimeoutError) and time.monotonic() >= self.deadline:
             return self._spent()
         if isinstance(err, TimeoutError):
-            return result("timeout", f"{what} did not finish{during} within {self.limits.call_seconds:g} s", "",
-                          seconds)
+            late = f"{what} did not finish{during} within {self.limits.call_seconds:g} s"
+            return result(Ending.TIMEOUT, say("grade.timeout", error=late), "", seconds)
         if isinstance(err, WireError):
-            return result("error", f"garbled answer from {what}{during}: {err}", "ProtocolError", seconds)
-        return result("crashed", f"{what} ended its process{during} (exit, os._exit or a fatal signal)", "",
+            return _garbled(f"{what}{during}: {err}", seconds)
+        return result(Stopped.CRASHED, f"{what} ended its process{during} (exit, os._exit or a fatal signal)", "",
                       seconds)
 
     def _load(self, step, filename, source):
         """Import the step in the child; None when it worked, else the CallResult for all its jobs.
 
         The earlier steps it imports that passed every case and are loaded in this child are the
-        learner's own modules; the others, the kit's provided code with proxies."""
+        learner's own modules; the others, the kit's provided code with proxies. A child that an
+        earlier step left unclean says so instead of loading: it is replaced, and the step loaded in a fresh one."""
         own = [name for name, _ in kit_modules(step) if name in self.own and name in self.present]
         kit = [(name, proxies) for name, proxies in kit_modules(step)
                if f"kit:{name}" not in self.present and name not in own]
@@ -269,19 +276,21 @@ class SubmissionRunner:
             reply, _, seconds = self._exchange(header, step, arrays)
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, filename, time.monotonic() - start, " while being imported")
-        if reply.get("status") != "ok":
-            return result("load_error", str(reply.get("error", ""))[:_MAX_TEXT],
+        if reply.get("clean") is False and self.present:  # a fresh child has run no learner code: it is clean
+            self._end_child()
+            self._start_child()
+            return self._load(step, filename, source)
+        if reply.get("ending") != Ending.RETURNED:
+            return result(Stopped.LOAD_ERROR, str(reply.get("error", ""))[:_MAX_TEXT],
                           str(reply.get("exc_type", ""))[:200], seconds)
         self.present |= {f"kit:{name}" for name, _ in kit} | {step}
         return None
 
-    def _frames(self, job, nonce, kwargs, specs, payload, prints):
-        header = {"op": "call", "nonce": nonce, "module": job.step, "function": job.function,
-                  "returns": list(job.returns), "max_bytes": self.limits.result_bytes, "kwargs": kwargs,
-                  "inputs": prints}
+    def _frames(self, nonce, fixed, payload):
+        header = {"nonce": nonce, "max_bytes": self.limits.result_bytes}
         if len(payload) > _WINDOW_BYTES:  # large: sent as it is rather than copied into the frame
-            return [frame(header, specs), payload]
-        return [frame(header, specs, payload)]
+            return [frame_with(fixed, header), payload]
+        return [frame_with(fixed, header, payload)]
 
     def _send(self, chunks):
         """Send requests; small ones together, in one system call."""
@@ -301,30 +310,26 @@ class SubmissionRunner:
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, f"{job.function}()", time.monotonic() - since)
         seconds = time.monotonic() - since
-        status, error, exc_type = (reply.get(field, "") for field in ("status", "error", "exc_type"))
-        if not all(isinstance(value, str) for value in (status, error, exc_type)):
-            return result("error", f"garbled answer from {job.function}(): fields of the wrong type",
-                          "ProtocolError", seconds)
-        error, exc_type = error[:_MAX_TEXT], exc_type[:200]
-        warned = reply.get("warnings", [])
-        if not (isinstance(warned, list) and all(isinstance(text, str) for text in warned)):
-            return result("error", f"garbled answer from {job.function}(): warnings of the wrong type",
-                          "ProtocolError", seconds)
-        if status == "ok" and set(parts) == set(job.returns):
-            return result("ok", seconds=seconds, parts={name: parts[name][0] for name in job.returns},
-                          warnings=[text[:300] for text in warned[:_MAX_WARNINGS]])
-        if status in ("not_done", "error", "crashed") and not parts:
-            return result(status, error, exc_type, seconds)
-        return result("error", f"garbled answer from {job.function}(): status {status!r}, parts {sorted(parts)}",
-                      "ProtocolError", seconds)
+        ending, error, exc_type, unnamed = (reply.get(field, "") for field in ("ending", "error", "exc_type", "unnamed"))
+        watched = [reply.get(field, []) for field in ("warnings", "modified")]
+        if not (all(isinstance(value, str) for value in (ending, error, exc_type, unnamed))
+                and all(isinstance(texts, list) and all(isinstance(text, str) for text in texts) for texts in watched)):
+            return _garbled(f"{job.function}(): fields of the wrong type", seconds)
+        warned, modified = ([text[:300] for text in texts[:_MAX_WARNINGS]] for texts in watched)
+        error, exc_type, unnamed = error[:_MAX_TEXT], exc_type[:200], unnamed[:_MAX_TEXT]
+        if ending == Ending.RETURNED and (set(parts) == set(job.returns) and not unnamed or unnamed and not parts):
+            return result(Ending.RETURNED, seconds=seconds, warnings=warned, modified=modified, unnamed=unnamed,
+                          parts={name: parts[name][0] for name in job.returns} if not unnamed else None)
+        if ending in (Ending.NOT_WRITTEN, Ending.RAISED, Stopped.CRASHED) and not parts:
+            return result(ending, error, exc_type, seconds)
+        return _garbled(f"{job.function}(): ending {ending!r}, parts {sorted(parts)}", seconds)
 
-    def _tidy(self):
-        """True when the shared child is as clean as it started (see sandbox_child.Submission.tidy)."""
-        try:
-            reply, _, _ = self._exchange({"op": "tidy"})
-        except (TimeoutError, EOFError, OSError, WireError):
-            return False
-        return reply.get("clean") is True
+
+_CHILD_GONE = (Ending.TIMEOUT, Stopped.CRASHED, Stopped.BUDGET, Stopped.GARBLED)  # the child is ended after these
+
+
+def _garbled(what, seconds):
+    return result(Stopped.GARBLED, f"garbled answer from {what}", "", seconds)
 
 
 def _text(data, total):

@@ -1,4 +1,7 @@
-"""The sandbox's data types (re-exported by attnkit.grader.sandbox, where they are documented)."""
+"""The sandbox's data types (re-exported by attnkit.grader.sandbox, where they are documented).
+
+It also runs inside the sandbox (as `sandbox.sandbox_types`, see sandbox_zygote): standard library only.
+"""
 from dataclasses import dataclass
 
 # numpy's BLAS and OpenMP on one thread, in every process that computes for a grade (the sandbox's, the reference worker)
@@ -26,14 +29,27 @@ class Job:
     kwargs: dict  # argument name -> array, numpy scalar, JSON-able value; "*name" -> list spread positionally
 
 
+class Stopped:
+    """How a call ended that the learner harness has no word for (`attnkit_runtime.harness.Ending` has
+    returned, not_written, raised and timeout): the sandbox's own endings, which the grader words."""
+
+    CRASHED = "crashed"  # the process died (exit, a fatal signal), or ran out of memory
+    GARBLED = "garbled"  # its answer broke the wire format, or answered some other request
+    NOT_RUN = "not_run"  # not made: the function had already timed out too often
+    LOAD_ERROR = "load_error"  # its step's file is missing or could not be imported
+    BUDGET = "budget"  # not made, or cut short: the submission's time or result bytes were spent
+
+
 @dataclass(frozen=True)
 class CallResult:
-    status: str  # "ok" | "not_done" | "error" | "timeout" | "not_run" | "crashed" | "load_error" | "budget"
-    parts: dict | None  # part name -> np.ndarray (numeric or bool) when status == "ok", else None
-    error: str  # "" or exception type + message + the learner-file lines of the traceback
-    exc_type: str  # "" or the exception class name, e.g. "ValueError"
+    ending: str  # a harness.Ending (returned, not_written, raised, timeout) or a Stopped
+    parts: dict | None  # part name -> np.ndarray (numeric or bool) when it returned a result that was named
+    error: str  # "" or the exception's message and the learner-file lines of its traceback, or why it stopped
+    exc_type: str  # "" or the exception class name, e.g. "ValueError" ("time"/"bytes" for a budget)
     seconds: float
     warnings: tuple = ()  # texts of the RuntimeWarnings (NumPy's NaN/inf) a call that returned emitted
+    modified: tuple = ()  # the arguments the call changed in place (harness.Outcome.modified)
+    unnamed: str = ""  # why the result that came back could not be taken (harness.Outcome.unnamed)
 
 
 @dataclass(frozen=True)
@@ -44,5 +60,5 @@ class SubmissionRun:
     isolation: str = ""  # what isolated the learner's code (barrier_description's words)
 
 
-def result(status, error="", exc_type="", seconds=0.0, parts=None, warnings=()):
-    return CallResult(status, parts, error, exc_type, seconds, tuple(warnings))
+def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed=""):
+    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed)

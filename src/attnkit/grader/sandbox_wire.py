@@ -67,7 +67,21 @@ def encode_arrays(arrays):
 
 def frame(header, specs=(), payload=b""):
     """Bytes of one message from a header and encoded arrays."""
-    head = json.dumps({**header, "arrays": list(specs)}).encode("utf-8")
+    return _framed(json.dumps({**header, "arrays": list(specs)}).encode("utf-8"), payload)
+
+
+def fixed_header(header, specs=()):
+    """The JSON of the part of a header that is the same each time a message is sent (with its arrays'
+    specs), for `frame_with`: a caller that sends it again and again encodes it once."""
+    return json.dumps({**header, "arrays": list(specs)}).encode("utf-8")[1:]  # without its "{"
+
+
+def frame_with(fixed, header, payload=b""):
+    """Bytes of one message whose header is `header` (at least one key) joined to `fixed` (fixed_header's)."""
+    return _framed(json.dumps(header).encode("utf-8")[:-1] + b", " + fixed, payload)
+
+
+def _framed(head, payload):
     return b"".join([_LENGTH.pack(len(head)), head, payload])
 
 
@@ -256,13 +270,15 @@ def read_message(recv_exact, max_header, max_payload):
     (length,) = _LENGTH.unpack(bytes(recv_exact(_LENGTH.size)))
     if length > max_header:
         raise WireError(f"a header of {length} bytes (at most {max_header})")
+    text = bytes(recv_exact(length))
     try:
-        header = json.loads(bytes(recv_exact(length)).decode("utf-8"))
+        header = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:  # the C decoder stops deep nesting
         raise WireError(f"the header is not JSON: {str(err)[:200]}") from None
     if not isinstance(header, dict):
         raise WireError("the header is not a JSON object")
-    _check_depth(header)
+    if text.count(b"[") + text.count(b"{") > MAX_DEPTH:  # fewer brackets than that cannot nest deeper
+        _check_depth(header)
     specs = _array_specs(header, max_payload)
     total = sum(s[3] for s in specs)
     payload = recv_exact(total) if total else bytearray()

@@ -47,27 +47,37 @@ class BarrierUnavailable(ZygoteError):
 
 
 # The zygote's whole command line: it reads its settings and code from the control socket (stdin),
-# so /proc/1/cmdline inside the sandbox shows no setting and no path of the kit.
+# so /proc/1/cmdline inside the sandbox shows no setting and no path of the kit. The code is two
+# packages of modules sent as sources: the learner runtime's harness (`attnkit_runtime`, learner-side
+# code: no reference, no case) and the zygote's own (`sandbox`).
 _BOOTSTRAP = """import json, socket, sys, types
 ctl = socket.socket(fileno=0)
 size = int(ctl.recv(16, socket.MSG_WAITALL))
 config = json.loads(ctl.recv(size, socket.MSG_WAITALL))
 sys.path[:0] = config.pop("path")
-package = sys.modules["sandbox"] = types.ModuleType("sandbox")
-package.__path__ = []
-for name, source in config.pop("modules"):
-    module = sys.modules["sandbox." + name] = types.ModuleType("sandbox." + name)
-    module.__package__ = "sandbox"
-    exec(compile(source, "<sandbox " + name + ">", "exec", dont_inherit=True), module.__dict__)
-del name, source, module
+for top, sources in config.pop("packages"):
+    package = sys.modules[top] = types.ModuleType(top)
+    package.__path__ = []
+    for name, source in sources:
+        module = sys.modules[top + "." + name] = types.ModuleType(top + "." + name)
+        module.__package__ = top
+        exec(compile(source, "<" + top + " " + name + ">", "exec", dont_inherit=True), module.__dict__)
+        setattr(package, name, module)
+del top, sources, package, name, source, module
 sys.modules["sandbox.sandbox_child"].main(ctl, config)
 """
-_CHILD_MODULES = ("sandbox_wire", "sandbox_mounts", "sandbox_seccomp", "sandbox_child")  # in import order
+_RUNTIME = Path(i18n.__file__).resolve().parent
+# in import order
+_RUNTIME_MODULES = ("i18n", "messages", "status", "inputs", "judge", "loader", "harness")
+_CHILD_MODULES = ("sandbox_types", "sandbox_wire", "sandbox_mounts", "sandbox_seccomp", "sandbox_child")
 
 
 @lru_cache(maxsize=None)
 def _child_sources():
-    return tuple((name, (_HERE / f"{name}.py").read_text(encoding="utf-8")) for name in _CHILD_MODULES)
+    """[(package, [(module, source)])] of the code the zygote runs, in import order."""
+    return tuple((top, tuple((name, (folder / f"{name}.py").read_text(encoding="utf-8")) for name in names))
+                 for top, folder, names in (("attnkit_runtime", _RUNTIME, _RUNTIME_MODULES),
+                                            ("sandbox", _HERE, _CHILD_MODULES)))
 
 
 @lru_cache(maxsize=None)
@@ -82,7 +92,7 @@ def seccomp_programs():
 def _config(barrier, uid):
     expose = sandbox_barrier.allow_list()[0] if barrier else []
     return {"barrier": barrier, "expose": expose, "path": [sandbox_barrier.numpy_site()],
-            "uid": uid, "gid": uid, "seccomp": seccomp_programs(), "modules": _child_sources()}
+            "uid": uid, "gid": uid, "seccomp": seccomp_programs(), "packages": _child_sources()}
 
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "HOME": "/tmp",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .. import manifest, mistakes
 from ..paths import EXERCISES_DIR, SOLUTIONS_DIR
+from attnkit_runtime.status import Status
 from . import submission
 from .grade import grade, grade_submission
 from .runners import InProcessRunner, SandboxRunner
@@ -34,7 +35,7 @@ def reference_checks(plan):
     for folder, want in ((SOLUTIONS_DIR, plan_max(plan)), (EXERCISES_DIR, 0.0)):
         sub = submission.read(str(folder))
         graded = grade_submission(plan, SandboxRunner(allow_no_barrier=True), sub)  # the kit's own files
-        bad = [t for t in graded.tests if (t.status == "passed") != (want > 0)]
+        bad = [t for t in graded.tests if (t.status is Status.PASSED) != (want > 0)]
         detail = f"{graded.score:g} / {graded.max_score:g}"
         if bad:
             last_line = bad[0].output.splitlines()[-1] if bad[0].output else ""
@@ -71,7 +72,7 @@ def mistake_checks(plan):
         if graded is None:
             checks.append(Check(code, False, "no wrong implementation in the catalogue"))
             continue
-        failed = [t for t in graded.tests if t.status != "passed"]
+        failed = [t for t in graded.tests if t.status is not Status.PASSED]
         named = [t for t in failed if t.diagnosis == code]
         others = sorted({t.diagnosis or "no diagnosis" for t in failed} - {code})
         public = sum(t.public for t in failed)
