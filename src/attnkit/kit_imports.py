@@ -6,14 +6,12 @@ as _ak`). The course builder drops those imports from the solutions it puts in c
 rebuilding a step module from a submitted notebook, blanks them and writes its own header instead.
 """
 import ast
-from functools import lru_cache
 
 import attnkit_runtime
 
 from . import manifest
 
 
-@lru_cache(maxsize=None)
 def kit_modules():
     """Top-level names of the kit's modules: the provided ones, every step's, the learner runtime."""
     return frozenset({*manifest.provided_modules(), *(s.module for s in manifest.steps()), attnkit_runtime.__name__})
@@ -22,8 +20,10 @@ def kit_modules():
 def is_kit_import(node):
     """Whether the statement `node` imports one of the kit's modules (or a module inside one)."""
     if isinstance(node, ast.ImportFrom):
-        return node.level == 0 and bool(node.module) and node.module.split(".")[0] in kit_modules()
-    return isinstance(node, ast.Import) and any(alias.name.split(".")[0] in kit_modules() for alias in node.names)
+        names = [node.module] if node.level == 0 and node.module else []
+    else:
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+    return any(name.split(".")[0] in kit_modules() for name in names)
 
 
 def without_kit_imports(source, tree):

@@ -20,7 +20,10 @@ FOLDER = "attnkit_runtime"  # the package's name: the folder is imported as it i
 
 
 def data_files(assignment, steps):
-    """{file name in data/: bytes}: the public checks of `assignment` (`steps`: notebook.steps_data)."""
+    """{file name in data/: bytes}: the public checks of `assignment` (`steps`: notebook.steps_data).
+
+    Every file the runtime reads from its data/ folder in the notebook is written here (the place for
+    the stored cases too, when the notebook reads the release's form of them)."""
     text = json.dumps(steps, ensure_ascii=False, separators=(",", ":")) + "\n"
     return {public_checks_name(assignment): text.encode("utf-8")}
 
