@@ -9,7 +9,7 @@ Instructor-facing output (the class report, CSV headers, `attnkit verify`, the i
 errors) stays English and is not here (docs/GRADING.md says so).
 
 Part of the portable core that `attnkit release` copies as is (standard library only); the
-notebook's checks cell embeds it.
+nbgrader course puts it beside the notebook, whose checks cell imports it.
 """
 from .i18n import pick as in_language
 

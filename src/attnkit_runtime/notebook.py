@@ -3,10 +3,10 @@
 The course builder puts this package beside the notebook (source/<assignment>/attnkit_runtime/), and the
 locked checks cell imports this module as `_ak`, so the notebook needs nothing but numpy and its messages
 are the kit's. The cell ends with `configure(assignment, digest)`: the course's steps, their points and
-their public cases are read from data/<assignment>.json in this package's folder. A test cell is one call, `check("step2_scores")`: it runs the
-step's public cases and, in the course folder at grading, its hidden ones (`find_hidden`), then
-prints the outcome, or raises an error that IPython shows as the message alone (nbgrader then gives
-the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
+their public cases are read from data/<assignment>.json in this package's folder. A test cell is one
+call, `check("step2_scores")`: it runs the step's public cases and, in the course folder at grading,
+its hidden ones (`find_hidden`), then prints the outcome, or raises an error that IPython shows as the
+message alone (nbgrader then gives the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
 nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
 """
 import base64
