@@ -9,6 +9,7 @@ failing test cell, the characters of its outputs (text and traceback, ANSI colou
     python benchmarks/notebook_output.py
 """
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,11 +65,11 @@ def output_text(c):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         root, student = Path(tmp, "course"), Path(tmp, "student")
-        student.mkdir()
         subprocess.run([sys.executable, "-m", "attnkit.cli", "nbgrader-course", str(root)], check=True,
                        capture_output=True)
         subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", "attention"], cwd=root,
                        check=True, capture_output=True)
+        shutil.copytree(root / "release/attention", student)  # the release as a student has it: its checks beside it
         source = nbformat.read(root / "source/attention/attention.ipynb", as_version=4)
         release = nbformat.read(root / "release/attention/attention.ipynb", as_version=4)
         runs = {"untouched": release, "step 2 mistake (Q @ K)": solved(source, release, "step2_scores"),

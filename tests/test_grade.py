@@ -99,6 +99,20 @@ def test_one_untagged_cell_may_hold_several_steps():
         compile(text, "step.py", "exec")
 
 
+def test_the_kits_imports_are_left_out_of_a_rebuilt_step_module():
+    """The checks cell's `import attnkit_runtime.notebook as _ak` is no learner import, nor any import of the
+    learner runtime, shape_checks or a step: the header imports what a step needs (one import stripper)."""
+    cells = [{"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "attnkit_checks"}},
+              "source": "import attnkit_runtime.notebook as _ak\n_ak.configure('attention', '0')\n"},
+             {"cell_type": "code", "metadata": {},
+              "source": "import numpy as np\nfrom attnkit_runtime.judge import build_arg\nimport step1_projection\n"},
+             {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "step4_softmax"}},
+              "source": "from shape_checks import (\n    float_array)\ndef softmax(S):\n    return S\n"}]
+    sources = step_sources(json.dumps({"cells": cells}))
+    assert list(sources) == ["step4_softmax.py"]
+    assert sources["step4_softmax.py"] == "from shape_checks import *\nimport numpy as np\n\n\n\ndef softmax(S):\n    return S\n"
+
+
 def test_unreadable_notebook_scores_0_with_the_reason(tmp_path):
     bad = tmp_path / "bad.ipynb"
     bad.write_text("{not json", encoding="utf-8")

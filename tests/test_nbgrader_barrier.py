@@ -10,8 +10,12 @@ real file). Then the test itself (outside any kernel) changes the hidden-test fi
 the next student with a message naming the file instead of grading them 0. Without bwrap on PATH, or
 where bwrap cannot build the sandbox (no user namespace allowed, no CAP_SYS_ADMIN), the kernel does not
 start unconfined: the student is not graded and the message names the fix; nor does a kernel whose
-own folder would hold the course. With the course's opt-out
-(the notebook's own kernel) the same attack does harm, so the test can see it.
+own folder would hold the course. A fourth student, `cheater`, hands in the untouched release with a
+copy of the checks (attnkit_runtime/notebook.py) whose every test cell passes, in a course whose config
+keeps that file (`Autograde.exclude_overwriting`), and a first cell that writes the same file: the
+kernel mounts the course's own attnkit_runtime/ read-only over it, so the write is refused and the
+cheater scores 0; a course whose runtime folder is missing grades no one. With the course's opt-out
+(the notebook's own kernel) the same attacks do harm, so the test can see it.
 """
 import csv
 import hashlib
@@ -25,7 +29,7 @@ import pytest
 pytest.importorskip("nbgrader", reason="nbgrader is not installed (pip install -e '.[nbgrader]')")
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[nbgrader]')")
 
-from test_nbgrader_roundtrip import (filled_notebook, nbgrader, released_course,  # noqa: E402
+from test_nbgrader_roundtrip import (ALWAYS_PASSES, filled_notebook, nbgrader, released_course,  # noqa: E402
                                      without_own_bin_on_path)
 
 DROPPED = ("setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin")
@@ -35,6 +39,15 @@ HIDDEN = "hidden_tests/attention.json"
 GUARDED = (HIDDEN, "nbgrader_config.py", "source/attention/attention.ipynb",
            f"submitted/{VICTIM}/attention/attention.ipynb")  # files no kernel may change
 TARGETS = (*GUARDED, "gradebook.db")
+CHEATER = "cheater"
+KEPT = 'c.Autograde.exclude_overwriting = {"attention": ["attnkit_runtime/notebook.py"]}\n'  # students' own copy kept
+REWRITE = f'''import pathlib
+try:
+    pathlib.Path("attnkit_runtime/notebook.py").write_text({ALWAYS_PASSES!r})
+    print("REWRITE written")
+except OSError as err:
+    print("REWRITE refused:", type(err).__name__)
+'''
 
 ATTACK = f'''import pathlib
 course = next(p for p in pathlib.Path.cwd().parents if (p / "hidden_tests").is_dir())
@@ -47,6 +60,18 @@ for name, mode in [("{HIDDEN}", "ab"), ("nbgrader_config.py", "ab"), ("source/at
     except OSError as err:
         print("ATTACK", name, "refused:", type(err).__name__)
 '''
+
+
+def hand_in_cheat(root, release):
+    """The untouched release, its own always-passing checks beside it and a first cell that writes them."""
+    nb = nbformat.reads(nbformat.writes(release), as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(REWRITE))  # before the provided cells
+    folder = root / "submitted" / CHEATER / "attention"
+    (folder / "attnkit_runtime").mkdir(parents=True)
+    (folder / "attnkit_runtime" / "notebook.py").write_text(ALWAYS_PASSES)
+    nbformat.write(nb, folder / "attention.ipynb")
+    config = root / "nbgrader_config.py"
+    config.write_text(config.read_text() + KEPT)
 
 
 def digests(root):
@@ -76,6 +101,7 @@ def graded(request, tmp_path_factory):
     root, source, release = released_course(tmp_path_factory)
     for student in ("attacker", *HONEST):
         hand_in(root, source, release, student, attack=student == "attacker")
+    hand_in_cheat(root, release)
     before = digests(root)
     first = autograde(root, "--student", "attacker", prefix=prefix)
     rest = autograde(root, prefix=prefix)
@@ -90,7 +116,15 @@ def scores(root):
 
 
 def test_honest_students_keep_full_marks(graded):
-    assert scores(graded["root"]) == {"attacker": 100.0, "bob": 100.0, "carol": 100.0}, graded["logs"][-3000:]
+    assert scores(graded["root"]) == {"attacker": 100.0, "bob": 100.0, "carol": 100.0, CHEATER: 0.0}, graded["logs"][-3000:]
+
+
+def test_a_copy_of_the_checks_that_always_passes_does_not_grade(graded):
+    """Kept by the config and written by a cell: the kernel reads the course's own runtime folder."""
+    folder = graded["root"] / "autograded" / CHEATER / "attention"
+    assert (folder / "attnkit_runtime" / "notebook.py").read_text() == ALWAYS_PASSES  # nbgrader kept it
+    nb = nbformat.read(folder / "attention.ipynb", as_version=4)
+    assert "".join(o.get("text", "") for o in nb.cells[1].outputs) == "REWRITE refused: OSError\n"
 
 
 def test_no_kernel_changed_the_course_or_a_classmate(graded):
@@ -109,6 +143,21 @@ def test_the_attack_ran_and_the_hidden_tests_were_read_only(graded):
 def clean_course(tmp_path_factory):
     """A released course that no notebook attacked: (root, instructor's notebook, released notebook)."""
     return released_course(tmp_path_factory)
+
+
+def test_a_course_without_its_runtime_folder_grades_no_one(clean_course):
+    """Missing, the submission's own copy would grade: refused by name, and graded once it is back."""
+    root, source, release = clean_course
+    hand_in(root, source, release, "grace")
+    runtime, aside = root / "source/attention/attnkit_runtime", root / "runtime_aside"
+    runtime.rename(aside)
+    try:
+        result = autograde(root, "--student", "grace")
+    finally:
+        aside.rename(runtime)
+    log = result.stdout + result.stderr
+    assert f"the checks' folder {runtime} is missing" in log, log[-3000:]
+    assert not (root / "autograded" / "grace" / "attention").exists()
 
 
 def test_a_changed_hidden_test_file_is_refused_by_name(clean_course):
@@ -173,9 +222,13 @@ def test_the_attack_is_real_without_the_barrier(tmp_path_factory):
     root, source, release = released_course(tmp_path_factory)
     for student in ("attacker", VICTIM):
         hand_in(root, source, release, student, attack=student == "attacker")
+    hand_in_cheat(root, release)
     before = digests(root)
     config = root / "nbgrader_config.py"
     config.write_text(config.read_text() + '\nc.Execute.kernel_name = "python3"\n')
+    autograde(root, "--student", CHEATER)  # first: the attacker empties the gradebook
+    nbgrader("export", cwd=root)
+    assert scores(root)[CHEATER] == 100.0
     autograde(root, "--student", "attacker")
     after = digests(root)
     assert after[HIDDEN] != before[HIDDEN] and after[GUARDED[3]] != before[GUARDED[3]]

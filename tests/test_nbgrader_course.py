@@ -1,13 +1,16 @@
 """The nbgrader course builder, in this process and without nbgrader: files, cell conventions, checks.
 
-The notebook's code cells are run here with `exec` in one namespace, as a kernel would run them;
+The notebook's code cells are run here with `exec` in one namespace, as a kernel would run them, the
+checks imported from the folder attnkit_runtime/ beside the notebook;
 tests/test_nbgrader_roundtrip.py does the same through nbgrader's own commands and a real kernel.
 """
 import contextlib
 import io
 import json
 import re
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,9 +19,10 @@ from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT, build
 from attnkit_runtime import notebook as runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
-from attnkit.nbgrader_course.embed import PACKAGE
 from attnkit.nbgrader_course.notebook import step_code
+from attnkit.nbgrader_course.runtime_folder import FOLDER
 from attnkit.paths import LESSONS_DIR
+from attnkit.release import runtime_sources
 
 STEPS = manifest.steps("core")
 
@@ -43,9 +47,19 @@ def code_cell(nb, grade_id):
     return next(c for c in nb["cells"] if meta(c).get("grade_id") == grade_id)
 
 
+def student_folder(course, tmp_path, assignment=ASSIGNMENT):
+    """A folder outside the course holding what the release puts beside the notebook: the runtime folder."""
+    folder = tmp_path / assignment
+    shutil.copytree(course / "source" / assignment / FOLDER, folder / FOLDER)
+    return folder
+
+
 def run_cells(nb, cwd, monkeypatch):
-    """{grade_id: (printed text, exception or None)} of every code cell run in order, like a kernel."""
+    """{grade_id: (printed text, exception or None)} of every code cell run in order, like a kernel in `cwd`:
+    `import attnkit_runtime…` finds the folder in `cwd` (never this process's own copy)."""
     monkeypatch.chdir(cwd)
+    monkeypatch.syspath_prepend(str(cwd))
+    own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.split(".")[0] == FOLDER}
     namespace, outcome = {"__name__": "__main__"}, {}
     try:
         for cell in nb["cells"]:
@@ -58,9 +72,12 @@ def run_cells(nb, cwd, monkeypatch):
                 except Exception as err:  # a failing test cell, as the kernel would show it
                     error = err
             outcome[meta(cell).get("grade_id")] = (out.getvalue(), error)
+        if "_ak" in namespace:
+            assert Path(namespace["_ak"].__file__).is_relative_to(Path(cwd).resolve() / FOLDER), namespace["_ak"].__file__
     finally:
-        for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
+        for name in [m for m in sys.modules if m.split(".")[0] == FOLDER]:
             del sys.modules[name]
+        sys.modules.update(own)
     return outcome
 
 
@@ -76,7 +93,15 @@ def test_writes_config_notebook_and_hidden_cases(course):
         "hidden_tests/attention_extension.json", "jupyter/kernels/attnkit-barrier/kernel.json", "nbgrader_config.py",
         "source/attention/attention.ipynb",
         "source/attention_extension/attention_extension.ipynb",
-        *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons)])
+        *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons),
+        *(f"source/{assignment}/{FOLDER}/{name}" for assignment in (ASSIGNMENT, EXTENSION)
+          for name in [*(p.name for p in runtime_sources()), f"data/{assignment}.json"])])
+
+
+def test_the_runtime_folder_is_the_learner_runtime_file_for_file(course):
+    for assignment in (ASSIGNMENT, EXTENSION):
+        for path in runtime_sources():
+            assert (course / "source" / assignment / FOLDER / path.name).read_bytes() == path.read_bytes()
 
 
 def test_refuses_to_overwrite_without_force(course, capsys):
@@ -109,10 +134,17 @@ def test_cell_conventions(source):
         assert previous["cell_type"] == "markdown" and f"Step {step.number}" in previous["source"]
     assert sum(meta(c).get("points", 0) for c in source["cells"]) == 100
     checks = code_cell(source, "attnkit_checks")["source"]
-    assert all(c.name in checks for c in cases_for(visibility="public") if c.step.track == "core")
-    assert not [c.name for c in cases_for(visibility="hidden") if c.name in checks]
+    assert checks.splitlines()[-2:] == ["import attnkit_runtime.notebook as _ak",
+                                        f"_ak.configure({ASSIGNMENT!r}, {digest_of(source)!r})"]
+    assert len(checks) < 500  # the checking code and its data are files beside the notebook
     progress = source["cells"][-1]
     assert (progress["source"].splitlines()[-1], meta(progress)["locked"]) == ("_ak.progress()", True)
+
+
+def test_the_public_checks_data_is_beside_the_notebook_and_holds_no_hidden_case(course):
+    data = (course / "source" / ASSIGNMENT / FOLDER / "data" / f"{ASSIGNMENT}.json").read_text(encoding="utf-8")
+    assert all(c.name in data for c in cases_for(visibility="public") if c.step.track == "core")
+    assert not [c.name for c in cases_for(visibility="hidden") if c.name in data]
 
 
 def assert_every_check_passed(outcome, steps):
@@ -134,19 +166,19 @@ def released(source):
     return nb
 
 
-def test_stubs_stop_at_each_steps_not_implemented_error(source, tmp_path, monkeypatch):
-    outcome = run_cells(released(source), tmp_path, monkeypatch)
+def test_stubs_stop_at_each_steps_not_implemented_error(course, source, tmp_path, monkeypatch):
+    outcome = run_cells(released(source), student_folder(course, tmp_path), monkeypatch)
     for step in STEPS:
         printed, error = outcome[f"test_{step.module}"]
         assert isinstance(error, NotImplementedError), step.module
         assert str(error).startswith(f"Step {step.number} ({step.module}.")
 
 
-def test_public_checks_pass_and_name_what_the_hidden_tests_check(source, tmp_path, monkeypatch):
+def test_public_checks_pass_and_name_what_the_hidden_tests_check(course, source, tmp_path, monkeypatch):
     nb = released(source)
     for step in STEPS:
         code_cell(nb, step.module)["source"] = step_code(step)
-    outcome = run_cells(nb, tmp_path, monkeypatch)
+    outcome = run_cells(nb, student_folder(course, tmp_path), monkeypatch)
     printed, error = outcome["test_step4_softmax"]
     assert error is None
     assert "hidden tests run at grading also check: " in printed
@@ -168,9 +200,14 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     assert all(outcome[f"test_{s.module}"][1] is None for s in STEPS if s.module != "step6_head")
 
 
+def digest_of(notebook):
+    """The hidden-cases file's SHA-256 the notebook's checks cell was built with."""
+    return code_cell(notebook, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
+
+
 def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path):
     text = (course / runtime.HIDDEN_DIR / f"{ASSIGNMENT}.json").read_bytes()
-    digest = code_cell(source, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
+    digest = digest_of(source)
     deep = course / "autograded" / "student" / ASSIGNMENT
     deep.mkdir(parents=True)
     assert runtime.find_hidden(ASSIGNMENT, digest, start=deep) == json.loads(text)
@@ -191,7 +228,7 @@ def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path)
 def test_a_changed_hidden_test_file_is_named_by_the_checks(course, source):
     """The course's file changed after the build (issue 16): the test cell names it, not "not found"."""
     path = course / runtime.HIDDEN_DIR / f"{ASSIGNMENT}.json"
-    digest = code_cell(source, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
+    digest = digest_of(source)
     deep = course / "autograded" / "changed" / ASSIGNMENT
     deep.mkdir(parents=True)
     original = path.read_bytes()
@@ -270,7 +307,26 @@ def test_an_extension_step_on_a_failing_step_7_names_it(course, extension, monke
 
 def test_the_notebooks_own_texts_follow_the_kernels_language(course, source, tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNKIT_LANG", "zh")
-    outcome = run_cells(source, tmp_path, monkeypatch)
+    outcome = run_cells(source, student_folder(course, tmp_path), monkeypatch)
     assert "评分时运行的隐藏测试还会检查：" in outcome["test_step4_softmax"][0]
     progress = outcome["attnkit_progress"][0]
     assert "attnkit 进度（公开检查；隐藏检查在评分时运行）" in progress and "目前得分：100 / 100" in progress
+
+
+def test_the_learners_names_and_the_checks_names_do_not_clash(course, source, monkeypatch):
+    """Helpers named like the runtime's modules and functions: the checks still pass, the learner's still work."""
+    nb = json.loads(json.dumps(source))
+    code_cell(nb, "step1_projection")["source"] += ("\n\n\ndef show(x):\n    raise RuntimeError('mine')\n\n\n"
+                                                    "pick = judge = notebook = messages = harness = None\n")
+    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)
+    assert_every_check_passed(outcome, STEPS)
+
+
+def test_a_learners_exception_shows_their_cell_and_no_file_of_the_checks(course, source, monkeypatch):
+    nb = json.loads(json.dumps(source))
+    values = code_cell(nb, "step5_values")
+    values["source"] = values["source"].replace("return P @ V", "return P @ v")
+    error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step5_values"][1]
+    assert isinstance(error, AssertionError)
+    assert "in your code:\n    step5_values, line " in str(error)  # its cell (in IPython: "Cell In[7], line …")
+    assert FOLDER not in str(error) and ".py" not in str(error), str(error)

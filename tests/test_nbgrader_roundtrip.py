@@ -1,9 +1,11 @@
 """The nbgrader round trip with nbgrader's own commands, in a temporary course (issue 4).
 
-`attnkit nbgrader-course` → `nbgrader generate_assignment` → five submissions (correct; the scale
-left out of step 6; an endless loop in step 4; deleted provided and test cells; untouched) → `nbgrader autograde`
+`attnkit nbgrader-course` → `nbgrader generate_assignment` → six submissions (correct; the scale
+left out of step 6; an endless loop in step 4; deleted provided and test cells; untouched; untouched
+with its own attnkit_runtime/notebook.py whose checks always pass) → `nbgrader autograde`
 → `nbgrader generate_feedback` → `nbgrader export`, then the scores of grades.csv and each cell's
-grade in the gradebook. Also: the release holds no solution and no hidden case; the released
+grade in the gradebook. Also: the release holds no solution and no hidden case, and the learner
+runtime's folder beside the notebook (issue 17); the released
 notebook runs in a real kernel and each step stops at its own NotImplementedError; the instructor's
 notebook passes every test in a kernel; `attnkit grade` scores a submitted notebook per step as it
 scores the same code in a folder. Issue 10: nbgrader runs with the virtualenv's bin/ off PATH (as
@@ -28,9 +30,14 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pi
 from attnkit import manifest, rubric, stubs  # noqa: E402
 from attnkit.cases import cases_for  # noqa: E402
 from attnkit.nbgrader_course.notebook import step_code  # noqa: E402
+from attnkit.nbgrader_course.runtime_folder import FOLDER  # noqa: E402
 from attnkit.paths import EXERCISES_DIR, LESSONS_DIR, SOLUTIONS_DIR  # noqa: E402
+from attnkit.release import runtime_sources  # noqa: E402
 
 LESSON_FILES = sorted(p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md"))
+RUNTIME_FILES = sorted([*(f"{FOLDER}/{p.name}" for p in runtime_sources()), f"{FOLDER}/data/attention.json"])
+ALWAYS_PASSES = 'def configure(*args):\n    pass\n\n\ndef check(module):\n    print(module, "passed")\n'
+BROUGHT = "own_checks"  # the untouched release handed in with ALWAYS_PASSES as its attnkit_runtime/notebook.py
 TIMEOUT = 8  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
 POINTS = rubric.step_points()
 EXPECTED_SCORES = {
@@ -39,6 +46,7 @@ EXPECTED_SCORES = {
     "endless_loop": 100.0 - POINTS["step4_softmax"] - POINTS["step6_head"],  # step 6 calls softmax
     "deleted_cells": 100.0,
     "untouched": 0.0,
+    BROUGHT: 0.0,
 }
 FAILING_CELLS = {
     "correct": set(),
@@ -46,6 +54,7 @@ FAILING_CELLS = {
     "endless_loop": {"test_step4_softmax", "test_step6_head"},
     "deleted_cells": set(),
     "untouched": {f"test_{s.module}" for s in manifest.steps("core")},
+    BROUGHT: {f"test_{s.module}" for s in manifest.steps("core")},
 }
 
 
@@ -124,6 +133,7 @@ def submissions(source, release):
         "endless_loop": filled(endless_loop, "step4_softmax"),
         "deleted_cells": deleted,
         "untouched": release,
+        BROUGHT: release,
     }
 
 
@@ -143,6 +153,8 @@ def course(tmp_path_factory):
         path = root / "submitted" / student / "attention" / "attention.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)
+    (root / "submitted" / BROUGHT / "attention" / FOLDER).mkdir()
+    (root / "submitted" / BROUGHT / "attention" / FOLDER / "notebook.py").write_text(ALWAYS_PASSES)
     autograde = nbgrader("autograde", "attention", cwd=root)
     nbgrader("generate_feedback", "attention", cwd=root)
     nbgrader("export", cwd=root)
@@ -203,7 +215,8 @@ def test_deleted_cells_were_put_back_and_graded(course):
 
 def test_release_holds_no_solution_and_no_hidden_case(course):
     release = course["release"]
-    text = nbformat.writes(release)
+    folder = course["root"] / "release/attention"
+    text = nbformat.writes(release) + (folder / FOLDER / "data" / "attention.json").read_text(encoding="utf-8")
     for step in manifest.steps("core"):
         solution = cell(course["source"], step.module).source
         region = re.findall(rf"{stubs.BEGIN}\n(.*?)\n\s*{stubs.END}", solution, flags=re.S)
@@ -223,24 +236,37 @@ def test_release_holds_no_solution_and_no_hidden_case(course):
         for spec in specs:
             for value in _stored_values(spec["expected"]):
                 assert value not in text, (spec["name"], value)
-    released = sorted(p.relative_to(course["root"] / "release/attention").as_posix()
-                      for p in (course["root"] / "release/attention").rglob("*") if p.is_file())
-    assert released == ["attention.ipynb", *LESSON_FILES]  # the lessons it links, beside it
+    released = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert released == sorted(["attention.ipynb", *LESSON_FILES, *RUNTIME_FILES])  # what it links and imports, beside it
+    for path in runtime_sources():
+        assert (folder / FOLDER / path.name).read_bytes() == path.read_bytes()
+
+
+def test_a_copy_of_the_checks_brought_with_the_submission_is_replaced_by_the_courses(course):
+    """nbgrader's autograde copies the source's files over the submission's (none is kept by the config)."""
+    graded = course["root"] / "autograded" / BROUGHT / "attention" / FOLDER / "notebook.py"
+    assert graded.read_bytes() == (course["root"] / "source/attention" / FOLDER / "notebook.py").read_bytes()
 
 
 def test_no_hidden_case_reaches_autograded_or_feedback_files(course):
     root = course["root"]
     for folder in ("autograded", "feedback"):
-        names = {p.name for p in (root / folder).rglob("*") if p.is_file() and "lessons" not in p.parts}
-        assert names <= {"attention.ipynb", "attention.html", "timestamp.txt"}, names
+        files = [p for p in (root / folder).rglob("*") if p.is_file() and "lessons" not in p.parts]
+        assert {p.name for p in files if FOLDER not in p.parts} <= {"attention.ipynb", "attention.html", "timestamp.txt"}
+        for path in files:
+            student, *inside = path.relative_to(root / folder).parts
+            if FOLDER in inside:  # the source's copy of the runtime, nothing else
+                assert path.read_bytes() == (root / "source" / Path(*inside)).read_bytes(), path
     for html in (root / "feedback").rglob("*.html"):
         text = html.read_text()
         assert not [c.name for c in cases_for(visibility="hidden") if c.name in text]
 
 
 def test_released_notebook_stops_at_each_steps_not_implemented_error(course, tmp_path):
+    """Run as a student runs it: in a copy of the release folder, outside the course."""
+    folder = shutil.copytree(course["root"] / "release/attention", tmp_path / "attention")
     nb = nbformat.reads(nbformat.writes(course["release"]), as_version=4)
-    nbclient.NotebookClient(nb, timeout=60, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbclient.NotebookClient(nb, timeout=60, allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
     for step in manifest.steps("core"):
         assert not [o for o in cell(nb, step.module).outputs if o.output_type == "error"], step.module
         errors = [o for o in cell(nb, f"test_{step.module}").outputs if o.output_type == "error"]

@@ -3,12 +3,17 @@ import sys
 from pathlib import Path
 
 from .nbgrader_course import DEFAULT_TIMEOUT, build
+from .nbgrader_course.runtime_folder import FOLDER
+
+FOLDERS = {"lessons": "the lessons, released beside the notebook",
+           FOLDER: "the checks the notebook imports, released beside it"}  # printed once per folder, not per file
 
 
 def register(sub):
     p = sub.add_parser("nbgrader-course", help="write an nbgrader course directory: the assignments 'attention' "
                                                "(the core) and 'attention_extension'",
-                       description="Write DIR/nbgrader_config.py, DIR/source/<assignment>/<assignment>.ipynb and "
+                       description="Write DIR/nbgrader_config.py, DIR/source/<assignment>/<assignment>.ipynb (with "
+                                   "the folders lessons/ and attnkit_runtime/ beside it) and "
                                    "DIR/hidden_tests/<assignment>.json for the assignments attention (steps 1–6) and "
                                    "attention_extension (steps 7 on), and DIR/jupyter/kernels/attnkit-barrier/, the "
                                    "kernel nbgrader runs each notebook in (inside bubblewrap: install it). Then, in "
@@ -33,12 +38,12 @@ def run(args):
     except FileExistsError as err:
         print(f"attnkit nbgrader-course: {err}", file=sys.stderr)
         return 1
-    lessons = [path for path in written if "lessons" in path.parts]
+    in_folders = {path: name for path in written for name in FOLDERS if name in path.parts}
     for path in written:
-        if path not in lessons:
+        if path not in in_folders:
             print(f"wrote {path}")
-    for folder in sorted({Path(*path.parts[:path.parts.index("lessons") + 1]) for path in lessons}):
-        print(f"wrote {folder}/ (the lessons, released beside the notebook)")
+    for folder, name in sorted({(Path(*path.parts[:path.parts.index(name) + 1]), name) for path, name in in_folders.items()}):
+        print(f"wrote {folder}/ ({FOLDERS[name]})")
     print(f"next: cd {args.directory} && nbgrader generate_assignment attention "
           "(and, when the class gets there, attention_extension)")
     return 0

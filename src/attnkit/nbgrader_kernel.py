@@ -14,7 +14,11 @@ the kernel does not start, and the message names the file), then replaces itself
 ipykernel:
 
 - read-only: the system folders (/usr and the /bin, /lib… beside it), the Python installation
-  (sys.prefix and its base), the kernel's connection file and the hidden tests' folder;
+  (sys.prefix and its base), the kernel's connection file and the hidden tests' folder; and, in the
+  folder of an assignment of the course, the course's own source/<assignment>/attnkit_runtime/ (the
+  checks the notebook imports) mounted over the working folder's attnkit_runtime/, so that neither a
+  copy the submission brought nor a cell that rewrites it changes the checks (missing: the kernel
+  does not start);
 - writable: the working folder only, and a private /tmp; nothing else of the course is there, no
   other student, no home folder; a clean environment (the language variables kept);
 - its own PID, IPC and UTS namespaces (a user namespace when the kernel allows one: root without
@@ -39,19 +43,21 @@ KERNEL_NAME = "attnkit-barrier"
 JUPYTER_DIR = "jupyter"  # <course>/jupyter is put on JUPYTER_PATH: kernels/<KERNEL_NAME>/kernel.json below it
 SPEC_DIR = Path(JUPYTER_DIR, "kernels", KERNEL_NAME)
 HIDDEN_DIGESTS = "attnkit_hidden_tests"  # kernel.json metadata: {path from the course root: SHA-256}
+RUNTIMES = "attnkit_runtimes"  # kernel.json metadata: {assignment: its runtime folder's path from the course root}
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 KEPT_ENVIRONMENT = ("ATTNKIT_LANG", "LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LC_CTYPE", "TZ")
 ISOLATION = ("--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
               "--cap-drop", "ALL", "--die-with-parent", "--new-session")
 
 
-def kernel_spec(hidden_digests):
-    """kernel.json's content; `hidden_digests`: {a hidden-test file's path from the course root: its SHA-256}."""
+def kernel_spec(hidden_digests, runtimes):
+    """kernel.json's content; `hidden_digests`: {a hidden-test file's path from the course root: its SHA-256};
+    `runtimes`: {assignment: the path of the runtime folder beside its source notebook, from the course root}."""
     return {"argv": ["python", "-m", "attnkit.nbgrader_kernel", "{resource_dir}", "-f", "{connection_file}"],
             "display_name": "Python 3 (attnkit: notebook sandboxed)",
             "language": "python",
             "interrupt_mode": "message",  # a SIGINT to bwrap would not reach the kernel in its own session
-            "metadata": {HIDDEN_DIGESTS: hidden_digests}}
+            "metadata": {HIDDEN_DIGESTS: hidden_digests, RUNTIMES: runtimes}}
 
 
 def changed_hidden_tests(course, digests):
@@ -63,6 +69,22 @@ def changed_hidden_tests(course, digests):
         found = hashlib.sha256(path.read_bytes()).hexdigest()
         if found != digest:
             return say("nbgrader_barrier.hidden_changed", path=path, found=found[:12], digest=digest[:12])
+    return None
+
+
+def runtime_mount(course, work_dir, runtimes):
+    """(the course's runtime folder, where the notebook imports it from) when `work_dir` is the folder of one
+    of the course's assignments (`runtimes`: kernel.json's), else None."""
+    if work_dir.name not in runtimes:
+        return None
+    folder = course / runtimes[work_dir.name]
+    return folder, work_dir / folder.name
+
+
+def missing_runtime(mount):
+    """The message when the course's runtime folder to mount is missing, else None."""
+    if mount is not None and not mount[0].is_dir():
+        return say("nbgrader_barrier.runtime_missing", path=mount[0])
     return None
 
 
@@ -95,12 +117,14 @@ def _environment():
     return ["--clearenv", *[arg for name, value in kept for arg in ("--setenv", name, value)]]
 
 
-def sandbox_options(work_dir, read_only, connection_file):
-    """bwrap's options (before `--` and the command): see the module's docstring. `read_only`: folders to show."""
+def sandbox_options(work_dir, read_only, connection_file, runtime=None):
+    """bwrap's options (before `--` and the command): see the module's docstring. `read_only`: folders to show;
+    `runtime`: (folder, where) to show it read-only inside the working folder (`runtime_mount`), or None."""
+    over_work_dir = ["--ro-bind", str(runtime[0]), str(runtime[1])] if runtime else []
     return [*ISOLATION, *_system_mounts(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
             *_python_mounts(), "--ro-bind", connection_file, connection_file,
             *[arg for folder in read_only if folder.is_dir() for arg in ("--ro-bind", str(folder), str(folder))],
-            "--bind", str(work_dir), str(work_dir),
+            "--bind", str(work_dir), str(work_dir), *over_work_dir,
             "--remount-ro", "/",  # the folders bwrap made to hold those mounts: read-only too
             "--chdir", str(work_dir), *_environment()]
 
@@ -134,9 +158,10 @@ def main():
     work_dir = Path.cwd().resolve()
     digests = spec["metadata"][HIDDEN_DIGESTS]
     hidden_dirs = sorted({(course / name).parent for name in digests})
-    options = sandbox_options(work_dir, hidden_dirs, os.path.realpath(_connection_file(kernel_args)))
+    runtime = runtime_mount(course, work_dir, spec["metadata"][RUNTIMES])
+    options = sandbox_options(work_dir, hidden_dirs, os.path.realpath(_connection_file(kernel_args)), runtime)
     bwrap = shutil.which("bwrap")
-    problem = (changed_hidden_tests(course, digests) or _writable_course(work_dir, course)
+    problem = (changed_hidden_tests(course, digests) or missing_runtime(runtime) or _writable_course(work_dir, course)
                or barrier_problem(bwrap, options))
     if problem:
         print(problem, file=sys.stderr)

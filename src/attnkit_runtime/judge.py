@@ -2,7 +2,7 @@
 result, judge them, and word the teaching message. Standard library and numpy only.
 
 The kit imports it (public tests, grader, diagnosis, nbgrader builder), the student release ships it
-as a file of its runtime, and the nbgrader notebook embeds its source whole: one copy of the
+as a file of its runtime, and the nbgrader course puts it beside the notebook: one copy of the
 "call, name the parts, judge" loop everywhere. It never imports the reference solutions: an argument
 spec that calls one (`{"call": "step3_masks.causal_visible", ...}`) is resolved by the function the
 caller passes (`build_arg(spec, call=...)`); the release and the notebook store such arguments as

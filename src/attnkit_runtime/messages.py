@@ -9,7 +9,7 @@ Instructor-facing output (the class report, CSV headers, `attnkit verify`, the i
 errors) stays English and is not here (docs/GRADING.md says so).
 
 Part of the portable core that `attnkit release` copies as is (standard library only); the
-notebook's checks cell embeds it.
+nbgrader course puts it beside the notebook, whose checks cell imports it.
 """
 from .i18n import pick as in_language
 
@@ -415,6 +415,11 @@ MESSAGES = {
               "autograde again.",
         "zh": "attnkit：不评分：隐藏测试 {path} 在课程生成之后被改动过（SHA-256 为 {found}…，课程的是 {digest}…）。"
               "请恢复 `attnkit nbgrader-course` 写出的文件，再重新 autograde。"},
+    "nbgrader_barrier.runtime_missing": {
+        "en": "attnkit: not grading: the checks' folder {path} is missing, and without it a notebook would be graded "
+              "by whatever copy its submission brought. Run `attnkit nbgrader-course DIR --force`, then autograde again.",
+        "zh": "attnkit：不评分：检查代码的文件夹 {path} 不见了；没有它，notebook 会用提交里自带的副本评分。"
+              "请运行 `attnkit nbgrader-course DIR --force`，再重新 autograde。"},
     "nbgrader_barrier.hidden_missing": {
         "en": "attnkit: not grading: the hidden tests {path} are missing. Put back the file `attnkit nbgrader-course` "
               "wrote, then autograde again.",

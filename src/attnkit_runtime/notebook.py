@@ -1,12 +1,12 @@
 """What the notebook's test cells run: a step's cases on the learner's functions, judged in the kernel.
 
-The course builder copies this module, with the portable judging core (`attnkit_runtime.judge`), `i18n` and
-`feedback`, into the locked checks cell of the notebook (embed.py), so the notebook needs nothing but
-numpy and its messages are the kit's. The cell ends with `configure(...)`: the course's steps, their
-points and their public cases as data. A test cell is one call, `check("step2_scores")`: it runs the
-step's public cases and, in the course folder at grading, its hidden ones (`find_hidden`), then
-prints the outcome, or raises an error that IPython shows as the message alone (nbgrader then gives
-the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
+The course builder puts this package beside the notebook (source/<assignment>/attnkit_runtime/), and the
+locked checks cell imports this module as `_ak`, so the notebook needs nothing but numpy and its messages
+are the kit's. The cell ends with `configure(assignment, digest)`: the course's steps, their points and
+their public cases are read from data/<assignment>.json in this package's folder. A test cell is one
+call, `check("step2_scores")`: it runs the step's public cases and, in the course folder at grading,
+its hidden ones (`find_hidden`), then prints the outcome, or raises an error that IPython shows as the
+message alone (nbgrader then gives the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
 nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
 """
 import base64
@@ -25,6 +25,12 @@ from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, block
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
 _COURSE_MARKS = (COURSE_CONFIG, "gradebook.db", HIDDEN_DIR)  # any of them above: a course folder
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the course builder writes the public checks here
+
+
+def public_checks_name(assignment):
+    """The file of DATA_DIR holding `assignment`'s steps and public checks."""
+    return f"{assignment}.json"
 
 
 def decode(spec):
@@ -186,11 +192,11 @@ COURSE = {}  # set by configure(): "assignment", "digest", "steps" {module: step
 OUTCOMES = {}  # {module: outcome} of the test cells run in this kernel, for progress()
 
 
-def configure(assignment, digest, steps_json):
-    """Called at the end of the checks cell: the assignment, the SHA-256 of its hidden-cases file, and
-    its steps as JSON ([{module, number, title, points, read, depends_on, hidden_concepts, public}])."""
-    COURSE.update(assignment=assignment, digest=digest,
-                  steps={s["module"]: s for s in json.loads(steps_json)})
+def configure(assignment, digest):
+    """Called at the end of the checks cell: the assignment and the SHA-256 of its hidden-cases file. Its
+    steps are read from DATA_DIR ([{module, number, title, points, read, depends_on, hidden_concepts, public}])."""
+    steps = json.loads((DATA_DIR / public_checks_name(assignment)).read_text(encoding="utf-8"))
+    COURSE.update(assignment=assignment, digest=digest, steps={s["module"]: s for s in steps})
 
 
 def _checked(module, namespace, hidden):

@@ -1,8 +1,9 @@
 """What a test cell of the notebook shows: the step's outcome as one error that IPython prints as the
 message alone, the learner's own frames of an exception, and the closing progress table.
 
-Embedded in the notebook with runtime.py (see embed.py): standard library only, plus the kit's messages.
+Part of the runtime folder the notebook imports (notebook.py): standard library only, plus the kit's messages.
 """
+import os
 import sysconfig
 import textwrap
 import traceback
@@ -10,7 +11,7 @@ import traceback
 from .i18n import pick
 from .messages import say
 
-PACKAGE = "attnkit_notebook_checks"  # the notebook's copy of the checking code: its frames are the kit's
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the checks' own files: their frames are the kit's
 _LIBRARIES = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")})
 MOST_FRAMES = 4  # of the learner's own, the innermost
 MOST_MESSAGES = 3  # teaching messages shown in full; the other failed checks get one line each
@@ -47,9 +48,9 @@ def _where(filename):
 
 def their_frames(err):
     """The learner's own frames of `err`'s traceback, innermost last, as text lines (no checking code,
-    no standard library, no numpy)."""
+    no standard library, no numpy): in a notebook, its cells."""
     frames = [f for f in traceback.extract_tb(err.__traceback__)
-              if not f.filename.startswith(PACKAGE) and not f.filename.startswith(_LIBRARIES)]
+              if not f.filename.startswith(PACKAGE_DIR) and not f.filename.startswith(_LIBRARIES)]
     lines = []
     for frame in frames[-MOST_FRAMES:]:
         lines.append(f"  {_where(frame.filename)}, line {frame.lineno}, in {frame.name}")

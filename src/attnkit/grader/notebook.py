@@ -4,8 +4,9 @@ Convention shared with the nbgrader course builder: the solution cell of each st
 `nbgrader.grade_id == "<step module>"` and holds that step's code without its `from shape_checks
 import …` / `from stepN_… import …` lines (the notebook is one namespace). Each step's module is
 rebuilt by prepending `from shape_checks import *` and `from <dep> import *` for the steps it
-depends on, plus the notebook's other import statements. Without the metadata, the cells whose code
-defines the step's functions are used. IPython magics and shell lines are commented out. The
+depends on, plus the notebook's other import statements; the kit's own imports (those, and the
+checks cell's `import attnkit_runtime.notebook`) are left out, as `kit_imports` says. Without the
+metadata, the cells whose code defines the step's functions are used. IPython magics and shell lines are commented out. The
 notebook is read as JSON and its code only parsed here, never run; both are learner input, so their
 size is capped before parsing and a nesting too deep to parse is a NotebookError or an unparsed cell,
 never a crash of the grader.
@@ -16,8 +17,8 @@ import re
 from functools import cached_property
 
 from .. import manifest
+from ..kit_imports import is_kit_import, without_kit_imports
 
-_KIT_MODULE = re.compile(r"^(shape_checks|step\d+_\w+)$")
 _TOP_LEVEL_DEF = re.compile(r"^def\s", re.M)  # cells without these are never parsed
 _TOP_LEVEL_IMPORT = re.compile(r"^(import|from)\s", re.M)
 MAX_CODE_CHARS = 1_000_000  # all code cells together (a whole solution is ~20 kB): parsing costs ~2 s per MB
@@ -98,27 +99,18 @@ def _defines(cell):
     return {node.name for node in cell.tree.body if isinstance(node, ast.FunctionDef)}
 
 
-def _is_kit_import(node):
-    if isinstance(node, ast.ImportFrom):
-        return bool(node.module and _KIT_MODULE.match(node.module))
-    return isinstance(node, ast.Import) and any(_KIT_MODULE.match(alias.name) for alias in node.names)
-
-
 def _imports(cell):
-    """The top-level import statements of a cell that are not the kit's own modules."""
+    """The top-level import statements of a cell that are not the kit's own modules, written from the tree
+    (ast.get_source_segment splits the whole cell again for each one, in Python: 25 ms per import of
+    shape_checks)."""
     if not _TOP_LEVEL_IMPORT.search(cell.src) or cell.tree is None:
         return []
-    return [ast.get_source_segment(cell.src, node) for node in cell.tree.body
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and not _is_kit_import(node)]
+    return [ast.unparse(node) for node in cell.tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not is_kit_import(node)]
 
 
 def _without_kit_imports(cell):
     """The cell with its imports of shape_checks / stepN_… blanked (the header provides them)."""
     if cell.tree is None:
         return cell.src  # a syntax error: keep it as it is, loading the module reports it
-    lines = cell.src.splitlines()
-    for node in cell.tree.body:
-        if _is_kit_import(node):
-            for n in range(node.lineno - 1, node.end_lineno):
-                lines[n] = ""
-    return "\n".join(lines)
+    return without_kit_imports(cell.src, cell.tree)

@@ -4,6 +4,8 @@
                                            the feedback page's template
     DIR/source/attention/attention.ipynb   the instructor's notebook of the core, steps 1–6 (notebook.py)
     DIR/source/attention/lessons/…         the kit's lessons, released beside the notebook it links them from
+    DIR/source/attention/attnkit_runtime/  the learner runtime the checks cell imports, and data/attention.json,
+                                           the public checks (runtime_folder.py)
     DIR/hidden_tests/attention.json        the hidden cases, read only by the test cells at grading
     DIR/source/attention_extension/…, DIR/hidden_tests/attention_extension.json
                                            the same for the extension (steps 7 on), a separate assignment
@@ -20,8 +22,8 @@ from pathlib import Path
 
 from ..paths import LESSONS_DIR
 from .. import nbgrader_kernel as barrier
-from . import feedback_page
-from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook
+from . import feedback_page, runtime_folder
+from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook, steps_data
 from attnkit_runtime.notebook import COURSE_CONFIG, HIDDEN_DIR
 
 DEFAULT_TIMEOUT = 30
@@ -65,12 +67,12 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE"}}
 
 
 def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
-    """{relative path: text} of every file the course needs."""
+    """{relative path: text or bytes} of every file the course needs."""
     files = {Path(COURSE_CONFIG): config_text(course_id, timeout),
              Path(feedback_page.TEMPLATE): feedback_page.template()}
     lessons = {path.relative_to(LESSONS_DIR.parent): path.read_text(encoding="utf-8")
                for path in sorted(LESSONS_DIR.rglob("*.md"))}
-    digests = {}
+    digests, runtimes = {}, {}
     for assignment in TRACKS:
         files.update({Path("source", assignment, rel): text for rel, text in lessons.items()})
         hidden = json.dumps(hidden_cases(assignment), separators=(",", ":")) + "\n"
@@ -78,8 +80,11 @@ def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
         notebook = source_notebook(digest, assignment=assignment)
         files[Path("source", assignment, f"{assignment}.ipynb")] = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
         files[Path(HIDDEN_DIR, f"{assignment}.json")] = hidden
+        files.update({Path("source", assignment, rel): data
+                      for rel, data in runtime_folder.files(assignment, steps_data(TRACKS[assignment])).items()})
+        runtimes[assignment] = Path("source", assignment, runtime_folder.FOLDER).as_posix()
         digests[Path(HIDDEN_DIR, f"{assignment}.json").as_posix()] = digest
-    files[barrier.SPEC_DIR / "kernel.json"] = json.dumps(barrier.kernel_spec(digests), indent=1) + "\n"
+    files[barrier.SPEC_DIR / "kernel.json"] = json.dumps(barrier.kernel_spec(digests, runtimes), indent=1) + "\n"
     return files
 
 
@@ -95,5 +100,5 @@ def build(course_dir, course_id="attnkit", timeout=DEFAULT_TIMEOUT, force=False)
         raise FileExistsError(f"already there: {', '.join(existing)} (--force overwrites them)")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))  # bytes as hashed: no newline translation
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))  # as hashed: no newline translation
     return list(files)

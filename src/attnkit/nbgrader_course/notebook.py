@@ -1,11 +1,12 @@
 """The instructor's notebook of the course, made from solutions/, the case catalogue and the rubric.
 
 Cell conventions (`attnkit grade` reads submitted notebooks by them): a locked cell with
-shape_checks.py (grade_id "shape_checks"); a locked cell with the checking code; then per step a
-Markdown explanation, a solution cell (grade_id = the step module) holding the module's code
+shape_checks.py (grade_id "shape_checks"); a locked cell that loads the checks (`checks_source`: the
+learner runtime from the folder attnkit_runtime/ beside the notebook, runtime_folder.py); then per
+step a Markdown explanation, a solution cell (grade_id = the step module) holding the module's code
 without its imports of shape_checks / earlier steps, and a locked, autograded test cell (grade_id
-"test_<step module>", the rubric's points) with the public checks and the call that runs the hidden
-ones. That call is not in a hidden-tests block: the released test cell is the instructor's, so
+"test_<step module>", the rubric's points) with the call that runs the step's public and hidden
+checks. That call is not in a hidden-tests block: the released test cell is the instructor's, so
 nbgrader finds its checksum unchanged at autograde (a stripped block changed it: six warnings per
 notebook); outside the course folder the call finds no hidden cases and runs none.
 
@@ -14,13 +15,14 @@ of exercises/ has there, `raise NotImplementedError(<step and function>)`: dead 
 the line the student sees in the released one (nbgrader replaces the block by `# YOUR CODE HERE`).
 """
 import ast
-import json
 import re
 
 from .. import lessons, manifest, rubric, stubs
 from ..cases import cases_for, concepts
+from ..kit_imports import without_kit_imports
 from ..paths import SOLUTIONS_DIR
-from . import embed, encode, texts
+from . import encode, texts
+from .runtime_folder import FOLDER
 
 ASSIGNMENT = "attention"
 EXTENSION = "attention_extension"
@@ -28,18 +30,13 @@ TRACKS = {ASSIGNMENT: "core", EXTENSION: "extension"}  # one nbgrader assignment
 CHECKS_CELL = "attnkit_checks"
 EARLIER_STEPS_CELL = "earlier_steps"
 PROGRESS_CELL = "attnkit_progress"
-RUNTIME = "_ak"  # the checks cell's name for the checking code (embed.py)
-_KIT_MODULES = {*manifest.provided_modules(), *(s.module for s in manifest.steps())}
+RUNTIME = "_ak"  # the checks cell's name for the notebook's checks (attnkit_runtime.notebook)
 
 
 def step_code(step, solutions_dir=SOLUTIONS_DIR):
     """The step module's source without its imports of the kit's own modules (one notebook namespace)."""
     source = (solutions_dir / step.filename).read_text(encoding="utf-8")
-    lines = source.splitlines()
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.ImportFrom) and node.module in _KIT_MODULES:
-            lines[node.lineno - 1:node.end_lineno] = [None] * (node.end_lineno - node.lineno + 1)
-    text = "\n".join(line for line in lines if line is not None)
+    text = without_kit_imports(source, ast.parse(source))
     return re.sub(r"\n{3,}(?=\S)", "\n\n\n", text).strip() + "\n"
 
 
@@ -66,14 +63,25 @@ def test_source(step):
     return f"# Tests of step {step.number}. {texts.TEST_COMMENT}\n" + _guarded(f"check({step.module!r})")
 
 
+def checks_source(assignment, digest):
+    """The locked checks cell: the runtime's notebook module as `_ak` (one name: a learner's `show` or
+    `pick` cannot break the checks, nor the checks the learner's code), told the assignment and the
+    SHA-256 of its hidden-cases file."""
+    return (f"# Provided, do not edit, run it first: the checks of the test cells, from the folder {FOLDER}/ beside\n"
+            "# this notebook (attnkit's own checking code, a package of its own so that its names never clash with yours).\n"
+            f"import {FOLDER}.notebook as {RUNTIME}\n"
+            f"{RUNTIME}.configure({assignment!r}, {digest!r})")
+
+
 def _guarded(call):
     """`_ak.<call>`, after a line that says what to do when the checks cell has not run."""
     return f"if {RUNTIME!r} not in globals(): raise NameError({texts.run_first()!r})\n{RUNTIME}.{call}"
 
 
 def steps_data(track):
-    """What the checks cell hands `runtime.configure`: each step of `track`, its points, where to read,
-    the earlier steps of this notebook it calls, the concepts of its hidden cases, its public cases."""
+    """The public checks' data `attnkit_runtime.notebook.configure` reads (runtime_folder.py): each step of
+    `track`, its points, where to read, the earlier steps of this notebook it calls, the concepts of its
+    hidden cases, its public cases."""
     steps, points = manifest.steps(track), rubric.step_points(track)
     own = {s.module for s in steps}
     return [{"module": s.module, "number": s.number, "title": s.title, "points": points[s.module],
@@ -112,14 +120,13 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
     hidden-cases file."""
     track = TRACKS[assignment]
     points = rubric.step_points(track)
-    steps_json = json.dumps(steps_data(track), ensure_ascii=False, separators=(",", ":"))
     checks_meta = {**_nbgrader(CHECKS_CELL, grade=True, locked=True, points=0), "jupyter": {"source_hidden": True}}
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
         _markdown("intro", texts.INTRO[track]),
         # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
         _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
-        _code(CHECKS_CELL, embed.cell_source(assignment, digest, steps_json), checks_meta),
+        _code(CHECKS_CELL, checks_source(assignment, digest), checks_meta),
     ]
     if manifest.steps(track)[0].number > 1:
         cells.append(_code(EARLIER_STEPS_CELL, earlier_steps_source(track, solutions_dir),

@@ -7,9 +7,11 @@ from attnkit_runtime.i18n import LANGUAGES, pick
 LESSONS = ("The lessons are in the folder `lessons/` beside this notebook, in English (`lessons/en/`) and "
            "Chinese (`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "
            "KV-cache offsets, the fully masked row and GPT-2's Block 0 / Head 0 in llama.cpp. "
-           "Each step below links its lesson; [lessons/README.md](lessons/README.md) is the index.")
+           "Each step below links its lesson; [lessons/README.md](lessons/README.md) is the index. "
+           "Keep the folder `attnkit_runtime/` beside this notebook too: the test cells' checks and their data are "
+           "there.")
 
-TEST_COMMENT = "The checks and their data are in the provided cells at the top."
+TEST_COMMENT = "The checks are loaded by the provided cells at the top, from the folder attnkit_runtime/ beside this notebook."
 
 RUN_FIRST = {"en": "the checks are not loaded: run the provided cells at the top first (the second one loads "
                    "the checks), then this cell again",
