@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from attnkit import cases, reference
 from attnkit.grader import sandbox
 from attnkit.paths import SOLUTIONS_DIR
+from attnkit_runtime.harness import Ending
 
 
 def catalogue_jobs():
@@ -64,7 +65,7 @@ def main(n=100, workers=2):
     print(f"barrier: {sandbox.barrier_description()}")
     print(f"one submission = {len(jobs)} jobs over {steps} steps")
     run = sandbox.run_submission(sources, jobs)
-    bad = [key for key, result in run.results.items() if result.status != "ok"]
+    bad = [key for key, result in run.results.items() if result.ending != Ending.RETURNED or result.unnamed]
     print(f"check: {len(jobs) - len(bad)} of {len(jobs)} jobs ok" + (f" (not ok: {bad[:5]})" if bad else ""))
     own = in_process_seconds(jobs)
     print(f"same calls in-process: {own * 1e3:.1f} ms CPU")

@@ -141,7 +141,7 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
         try:
             for k, kwargs in enumerate(calls):  # a loop: a comprehension's frame would show in tracebacks
                 passed = kwargs if copied else copy.deepcopy(kwargs)
-                watched = inputs.watch(passed)
+                watched = inputs.watch(passed, None if copied else kwargs)
                 if seconds == 0:
                     value, emitted = judge.invoke_watched(fn, passed)
                 else:

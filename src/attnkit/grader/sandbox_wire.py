@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from attnkit_runtime.inputs import fingerprint
+
 # numeric and bool dtypes, little-endian or byte-free: the only ones that cross the pipe
 _DTYPES = {text: np.dtype(text) for text in ("|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8",
                                               "<f2", "<f4", "<f8", "<c8", "<c16")}
@@ -91,16 +93,6 @@ def encode(header, arrays=()):
 
 
 FINGERPRINTED_BYTES = 1 << 16  # a call's input arrays at least this large are fingerprinted (see pack)
-
-
-def fingerprint(arr):
-    """A quick checksum of an array's bytes: the sum of every 61st 8-byte word and of the first and last
-    4 kB. It tells an input array the learner's code left as it came from one it rewrote in place
-    (a change to only a few words between the samples may pass unseen: that array is then taken as it came)."""
-    data = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-    words = data[:data.size // 8 * 8].view(np.uint64)
-    return int(words[::61].sum(dtype=np.uint64)) ^ int(words[:512].sum(dtype=np.uint64)) << 1 \
-        ^ int(words[-512:].sum(dtype=np.uint64)) << 2 ^ int(data[words.size * 8:].sum()) << 3
 
 
 def pack(value, arrays, inputs=None):

@@ -9,7 +9,7 @@ lists the mistakes that pass every public test and only hidden tests catch.
 """
 from dataclasses import dataclass
 
-from .. import manifest, mistakes
+from .. import mistakes
 from ..paths import EXERCISES_DIR, SOLUTIONS_DIR
 from attnkit_runtime.status import Status
 from . import submission
