@@ -24,6 +24,7 @@ from attnkit.nbgrader_course.embed import PACKAGE
 from attnkit.nbgrader_course.notebook import EXTENSION, step_code
 from attnkit.paths import EXERCISES_DIR
 from attnkit_runtime.status import Status
+from test_nbgrader_course import code_cell
 
 FRONT_ENDS = ("checkout", "release", "notebook", "grade")
 NOTEBOOKS = {"core": ASSIGNMENT, "extension": EXTENSION}
@@ -150,17 +151,15 @@ def notebook(submissions, work):
         for folder in submissions:
             nb = copy.deepcopy(source)
             for step in manifest.steps(track):
-                _cell(nb, step.module)["source"] = step_code(step, folder)
+                code_cell(nb, step.module)["source"] = step_code(step, folder)
             verdicts.update({(folder.name, case): v for case, v in _notebook_checks(nb).items()})
     return verdicts
 
 
-def _cell(nb, grade_id):
-    return next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
-
-
 def _notebook_checks(nb):
-    """{case name: Verdict} of each public check of the notebook's steps, run as its test cells run them."""
+    """{case name: Verdict} of each public check of the notebook's steps: the cells but the test cells run
+    in one namespace, then each public case through the checks cell's StepChecks.run, as a test cell runs
+    it, one case at a time (a test cell prints a step's summary and its first failures only)."""
     namespace = {"__name__": "__main__"}
     try:
         for cell in nb["cells"]:
