@@ -183,7 +183,8 @@ def _sparse_hidden_text(digits=6):
     values = []
     for case in cases_for(visibility="hidden"):
         calls = case.build_calls()
-        values += [v for kwargs in calls for v in kwargs.values()]
+        values += [v for kwargs in calls for name, arg in kwargs.items()  # "*visibles": tables of any shapes
+                   for v in (arg if name.startswith("*") else [arg])]
         values += [v for out in checks.expected_outputs(case, calls) or [] for v in out.values()]
     flat = np.concatenate([a.ravel() for a in map(np.asarray, values) if a.dtype == np.float64])
     flat = flat[np.isfinite(flat)]

@@ -120,6 +120,14 @@ _TEXT = (
       "zh": "combine_visible 接受任意多张表：每一张都要 AND 上（对 visibles 循环，或用 "
             "np.logical_and.reduce）。"},
      "step3_masks#combine"),
+    ("mask_tables_stacked",
+     {"en": "stacked the tables (np.stack, np.array) before combining them: that needs tables of one shape",
+      "zh": "合并前把几张表堆叠起来了（np.stack、np.array）：这要求所有表形状相同"},
+     {"en": "Combine them with & (np.logical_and), which broadcasts: a [1, T_k] padding row then applies to "
+            "every query row of a [T_q, T_k] table.",
+      "zh": "用 &（np.logical_and）合并，它会广播：这样一行 [1, T_k] 的填充表就作用于 [T_q, T_k] 表的每个 "
+            "Query 行。"},
+     "step3_masks#combine"),
     ("mask_dtype_missing",
      {"en": "the mask array M is float64: built without the scores' dtype",
       "zh": "掩码数组 M 是 float64：构造时没有用分数的 dtype"},
@@ -193,6 +201,14 @@ _TEXT = (
      {"en": "Keys only decide the weights; the output mixes the values: O = P V.",
       "zh": "Key 只决定权重；输出混合的是 Value：O = P V。"},
      "step5_values#values-not-keys"),
+    ("batch_dot",
+     {"en": "used np.dot on batched arrays: it pairs every head of P with every head of V",
+      "zh": "对批量数组用了 np.dot：它会把 P 的每个 Head 和 V 的每个 Head 两两相乘"},
+     {"en": "Use P @ V (np.matmul), which multiplies head by head: [12, T_q, T_k] @ [12, T_k, D_h] gives "
+            "[12, T_q, D_h]; np.dot gives [12, T_q, 12, D_h].",
+      "zh": "用 P @ V（np.matmul），它逐个 Head 相乘：[12, T_q, T_k] @ [12, T_k, D_h] 得到 "
+            "[12, T_q, D_h]；np.dot 得到的是 [12, T_q, 12, D_h]。"},
+     "step5_values#weighted-sum"),
     ("qkv_order_swapped",
      {"en": "took Q, K, V from the fused c_attn output in the wrong order",
       "zh": "从融合的 c_attn 输出里取 Q、K、V 的顺序错了"},

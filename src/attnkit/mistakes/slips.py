@@ -105,6 +105,15 @@ def _combine_first_two(*visibles):
     return ref("step3_masks", "combine_visible")(*visibles[:2])
 
 
+def _combined_as_one_array(stack):
+    @slip("step3_masks", "combine_visible")
+    def combine_visible(*visibles):
+        """the tables made one array by `stack` (np.stack, np.array), then ANDed along its first axis:
+        refused unless every table has the same shape (no broadcasting)."""
+        return np.logical_and.reduce(stack([np.asarray(v) for v in visibles]))
+    return combine_visible
+
+
 @slip("step3_masks", "additive_mask")
 def _additive_mask_inverted(visible, dtype=np.float64):
     """-inf where visible, 0 where hidden."""
@@ -172,6 +181,12 @@ def _softmax_shifted_by(shift, guarded=False):
 def _weights_transposed(P, V):
     """Pᵀ V."""
     return np.swapaxes(_floats(P), -1, -2) @ _floats(V)
+
+
+@slip("step5_values", "weighted_sum")
+def _weights_dot(P, V):
+    """np.dot(P, V): on batched arrays it pairs every batch of P with every batch of V."""
+    return np.dot(_floats(P), _floats(V))
 
 
 # step 6 — the head ----------------------------------------------------------------------------
@@ -346,6 +361,7 @@ SLIPS = {
                       _additive_mask_inverted),
     "mask_combined_with_or": (_combine_with_or,),
     "mask_table_dropped": (_combine_first_two,),
+    "mask_tables_stacked": (_combined_as_one_array(np.stack), _combined_as_one_array(np.array)),
     "mask_dtype_missing": (_additive_mask_dtype_ignored, _mask_without_dtype),
     "mask_zero_fill": (_additive_mask_zero_one, _head(lambda S, table: _softmax_of(np.where(table, S, 0)))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
@@ -357,6 +373,7 @@ SLIPS = {
     "softmax_wrong_axis": (_softmax_along(-2), _softmax_along(0)),
     "weights_transposed": (_weights_transposed,),
     "weights_on_keys": (_weights_on_keys,),
+    "batch_dot": (_weights_dot,),
     "qkv_order_swapped": (_qkv_order((1, 0, 2)), _qkv_order((2, 1, 0))),
     "heads_split_without_transpose": (_heads_by_reshape,),
     "heads_merged_wrong_order": (_merged_by_reshape,),
