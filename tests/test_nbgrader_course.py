@@ -17,7 +17,7 @@ from attnkit.nbgrader_course import ASSIGNMENT, build
 from attnkit_runtime import notebook as runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
 from attnkit.nbgrader_course.embed import PACKAGE
-from attnkit.nbgrader_course.notebook import step_code
+from attnkit.nbgrader_course.notebook import step_code, steps_data
 from attnkit.paths import LESSONS_DIR
 
 STEPS = manifest.steps("core")
@@ -166,6 +166,17 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     assert "FAILED (hidden check)" in printed and "read: lessons/en/step6_head.md" in printed
     assert f"likely mistake: {mistakes.describe('scale_missing')}" in printed  # as the public tests say it
     assert all(outcome[f"test_{s.module}"][1] is None for s in STEPS if s.module != "step6_head")
+
+
+def test_a_big_public_case_is_diagnosed_in_the_notebook():
+    """attention_twelve_heads ([12, 4, 64]): its mistakes' outputs are too large to write out as lists, and
+    are stored (base64) all the same, so the notebook names the mistake as the public tests do."""
+    step = next(s for s in steps_data("core") if s["module"] == "step6_head")
+    spec = next(c for c in step["public"] if c["name"] == "attention_twelve_heads")
+    checks = runtime.StepChecks(step, {"attention": mistakes.mistaken_function("scale_missing", "step6_head", "attention")})
+    checks.run(spec)
+    [(visibility, _, message, _)] = checks.failures
+    assert visibility == "public" and f"likely mistake: {mistakes.describe('scale_missing')}" in message, message
 
 
 def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path):

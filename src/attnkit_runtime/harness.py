@@ -125,11 +125,16 @@ class CallLog:
             self._open = None
 
 
+_USED_WHEN_STOPPED = {}  # "module.function()" -> the earlier steps it used when its time limit stopped it
+
+
 def call_case(fn, case, calls, log=None, seconds=None):
     """Call `fn` once per call of `case` (on copies of `calls`) and return the Outcome.
 
     `log` (a CallLog) records the earlier steps used; `seconds` is the time limit of each call
-    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own).
+    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own). A function
+    stopped once is not run again (`loader.time_limit`): its Outcome then names the earlier steps it used
+    when it was stopped.
     Only a learner's exception is caught: the kit's own errors propagate.
     """
     __tracebackhide__ = True
@@ -154,8 +159,8 @@ def call_case(fn, case, calls, log=None, seconds=None):
             return Outcome(Ending.NOT_WRITTEN, called=tuple(sorted(used)), error_type="NotImplementedError",
                            error=str(err), exception=err)
         except TimeLimitExceeded as err:
-            return Outcome(Ending.TIMEOUT, called=tuple(sorted(used)), error_type="TimeLimitExceeded",
-                           error=str(err), exception=err)
+            called = _USED_WHEN_STOPPED.setdefault(what, tuple(sorted(used))) if used else _USED_WHEN_STOPPED.get(what, ())
+            return Outcome(Ending.TIMEOUT, called=called, error_type="TimeLimitExceeded", error=str(err), exception=err)
         except Exception as err:  # noqa: BLE001 - whatever the learner's code raised is the learner's
             return Outcome(Ending.RAISED, called=tuple(sorted(used)), error_type=type(err).__name__,
                            error=str(err), exception=err)

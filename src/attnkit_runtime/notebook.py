@@ -1,23 +1,23 @@
 """What the notebook's test cells run: a step's cases on the learner's functions, judged in the kernel.
 
-The course builder copies this module, with the portable judging core (`attnkit_runtime.judge`), `i18n` and
-`feedback`, into the locked checks cell of the notebook (embed.py), so the notebook needs nothing but
-numpy and its messages are the kit's. The cell ends with `configure(...)`: the course's steps, their
+The course builder copies this module, with the portable judging core (`attnkit_runtime.judge`), the one
+harness (`harness`, which judges every case) and the stored case form's reader (`stored`), into the
+locked checks cell of the notebook (embed.py), so the notebook needs nothing but numpy and its
+messages and verdicts are the kit's. The cell ends with `configure(...)`: the course's steps, their
 points and their public cases as data. A test cell is one call, `check("step2_scores")`: it runs the
 step's public cases and, in the course folder at grading, its hidden ones (`find_hidden`), then
 prints the outcome, or raises an error that IPython shows as the message alone (nbgrader then gives
 the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
 nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
 """
-import base64
 import hashlib
 import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from .judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
+from . import harness, stored
+from .harness import Ending
+from .judge import Verdict, teaching_message
 from .i18n import pick
 from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
                        their_frames)
@@ -25,24 +25,6 @@ from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, block
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
 _COURSE_MARKS = (COURSE_CONFIG, "gradebook.db", HIDDEN_DIR)  # any of them above: a course folder
-
-
-def decode(spec):
-    """An argument or expected value: a catalogue spec, or {"b64", "dtype", "shape"} for a stored array."""
-    if isinstance(spec, dict) and "b64" in spec:
-        raw = base64.b64decode(spec["b64"])
-        return np.frombuffer(raw, dtype=spec["dtype"]).reshape(spec["shape"]).copy()
-    return build_arg(spec)
-
-
-def decode_outputs(outputs):
-    """Stored results, one {part: value} per call (None for a property case's expected values)."""
-    return None if outputs is None else [{part: decode(value) for part, value in call.items()} for call in outputs]
-
-
-def build_call(call):
-    """The keyword arguments of one call ("*name" keys hold positional arguments, as in the catalogue)."""
-    return {arg: [decode(s) for s in spec] if arg.startswith("*") else decode(spec) for arg, spec in call.items()}
 
 
 def find_hidden(assignment, digest, start=None):
@@ -84,45 +66,39 @@ class StepChecks:
         self.not_written = []  # NotImplementedError messages, once each
 
     def run(self, spec, visibility="public"):
-        """Run one case (a dict made by the course builder) on the learner's function and judge it."""
-        case = portable_case(self.module, spec)  # its two-language texts are picked where they are shown
-        calls = [build_call(call) for call in spec["calls"]]
+        """Run one case (in the stored form of `stored.py`, made by the course builder) on the learner's
+        function and judge it with the harness."""
+        case = stored.case(self.module, spec)  # its two-language texts are picked where they are shown
+        calls = [stored.call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
         if judged is None:
             return
-        verdict, diagnosis, raised_at = judged
-        if verdict.passed:
+        message, raised_at = judged
+        if not message:
             self.counts[visibility][0] += 1
         else:
-            message = teaching_message(case, calls, verdict, diagnosis)
             self.failures.append((visibility, pick(case.concept), message, raised_at))
 
     def _judge(self, case, spec, calls):
-        """(Verdict, text of the known mistake it matches or "", where the learner's code raised or None),
-        or None for a function not written yet."""
+        """(the teaching message, "" when the case passed; where the learner's code raised or None), or None
+        for a function not written yet."""
         fn = self.namespace.get(case.function)
         if not callable(fn):
-            return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
-                                             "first, and keep the function's name and signature"), "", None
-        try:
-            verdict, results = run_case(fn, case, calls, decode_outputs(spec["expected"]), case.forms)
-        except NotImplementedError as err:
-            if str(err) not in self.not_written:
-                self.not_written.append(str(err))
+            return teaching_message(case, calls, Verdict(False, "missing", f"{case.function}() is not defined: run "
+                                    "this step's solution cell first, and keep the function's name and signature")), None
+        outcome = harness.call_case(fn, case, calls, seconds=0)  # nbgrader's cell timeout is the time limit
+        result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"]), case.forms,
+                                       stored.StoredMistakes({case.name: spec["mistakes"]}))
+        if outcome.ending == Ending.NOT_WRITTEN:
+            if outcome.error not in self.not_written:
+                self.not_written.append(outcome.error)
             return None
-        except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
-            name, said = type(err).__name__, str(err)
-            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "error" in m and m["error"][0] == name
-                              and m["error"][1] and m["error"][1] in said), "")
-            frames = their_frames(err)
-            return Verdict(False, "exception", exception_text(err, frames)), diagnosis, (name, *frames)
-        if verdict.passed or results is None:
-            return verdict, "", None
-        with np.errstate(all="ignore"):
-            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "outputs" in m
-                              and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
-        return verdict, diagnosis, None
+        if outcome.ending == Ending.RAISED:  # the message shows where in the learner's code it raised
+            frames = their_frames(outcome.exception)
+            verdict = Verdict(False, "exception", exception_text(outcome.exception, frames))
+            return teaching_message(case, calls, verdict, result.diagnosis_text), (outcome.error_type, *frames)
+        return result.message, None
 
     def run_all(self, hidden):
         """The step's public cases, then its hidden ones (`hidden`: the hidden-cases file's data, or None)."""

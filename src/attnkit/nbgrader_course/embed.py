@@ -1,7 +1,8 @@
 """The source of the notebook's locked checks cell: the checking code as a package of its own, then its data.
 
-The portable core (`attnkit_runtime.i18n`, `attnkit_runtime.messages`, `attnkit_runtime.judge`: standard library and numpy only) and this
-package's `feedback` and `runtime` are embedded whole, each as a module of the package
+The portable core (`attnkit_runtime.i18n`, `messages`, `judge`, the harness with `status`, `inputs` and
+`loader`, and `stored`, the stored cases' reader: standard library and numpy only) and the notebook's
+`notebook_feedback` and `notebook` are embedded whole, each as a module of the package
 `attnkit_notebook_checks` (their relative imports then resolve inside it), so the notebook's
 messages and verdicts are the kit's. `_ak` is the runtime module: a learner's helper called `show`
 or `pick` cannot break the checks, nor the checks the learner's code. The cell ends with
@@ -11,11 +12,12 @@ out of the test cells).
 import ast
 import inspect
 
-from attnkit_runtime import i18n, judge, messages
+from attnkit_runtime import harness, i18n, inputs, judge, loader, messages, status, stored
 from attnkit_runtime import notebook, notebook_feedback
 
 PACKAGE = notebook_feedback.PACKAGE
-MODULES = {"i18n": i18n, "messages": messages, "judge": judge, "notebook_feedback": notebook_feedback,
+MODULES = {"i18n": i18n, "messages": messages, "judge": judge, "status": status, "inputs": inputs, "loader": loader,
+           "harness": harness, "stored": stored, "notebook_feedback": notebook_feedback,
            "notebook": notebook}  # in import order
 
 
