@@ -93,13 +93,20 @@ def hide_kit_frame(excinfo):
 _module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT, bind=_recorded))
 
 
+@lru_cache(maxsize=None)
+def _calls(module, name):
+    """The arguments of each call of stored case `name`, built once (the harness passes copies of them)."""
+    spec = next(spec for spec in course()["cases"][module] if spec["name"] == name)
+    return [stored.call(call, _store()) for call in spec["calls"]]
+
+
 def _run(spec, module, folder, diagnosis=None, earlier_passes=None, full_arrays=None):
     """(CaseResult, Outcome, calls) of the stored case `spec` of step `module` on the learner's function
     from `folder`. Raises StepLoadError (MissingFunction) when there is no function to call."""
     __tracebackhide__ = True
     fn = learner_function(_module, module, folder, spec["function"])
     case = stored.case(module, spec)
-    calls = [stored.call(call, _store()) for call in spec["calls"]]
+    calls = _calls(module, spec["name"])
     outcome = harness.call_case(fn, case, calls, LOG)
     result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"], _store()),
                                    case.forms, diagnosis, earlier_passes, full_arrays)

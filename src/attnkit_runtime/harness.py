@@ -196,11 +196,18 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
     `judge.teaching_message` takes it (the public tests under pytest -vv).
     """
     diagnosis = diagnosis or Diagnosis()
-    blamed = tuple(m for m in outcome.called if earlier_passes is not None and not earlier_passes(m))
-    found = functools.partial(_found, case, blamed)
+
+    def blamed():  # the earlier steps are judged only for a case that failed
+        return tuple(m for m in outcome.called if earlier_passes is not None and not earlier_passes(m))
+
+    def found(*args, **kwargs):
+        return _found(case, blamed(), *args, **kwargs)
+
     if outcome.ending == Ending.NOT_WRITTEN:
-        own = f"({case.step.module}." in outcome.error or not blamed
-        return found(Status.FAILED, outcome.error, "not_written", not_written=own, exception=outcome.exception)
+        failing = blamed()
+        own = f"({case.step.module}." in outcome.error or not failing
+        return _found(case, failing, Status.FAILED, outcome.error, "not_written", not_written=own,
+                      exception=outcome.exception)
     if outcome.ending == Ending.TIMEOUT:
         return found(Status.TIMEOUT, f"{judge.title(case)}\n  {outcome.error}\n  "
                                      f"{say('teach.read', where=pick(case.read))}", "timeout",
