@@ -27,7 +27,7 @@ import pytest
 
 from . import harness, stored
 from .harness import Ending
-from .judge import exception_note
+from .judge import exception_note, portable_case
 from .ladder import add_options, register
 from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure,
                      load_step, time_limit)
@@ -105,7 +105,7 @@ def _run(spec, module, folder, diagnosis=None, earlier_passes=None, full_arrays=
     from `folder`. Raises StepLoadError (MissingFunction) when there is no function to call."""
     __tracebackhide__ = True
     fn = learner_function(_module, module, folder, spec["function"])
-    case = stored.case(module, spec)
+    case = portable_case(module, spec)
     calls = _calls(module, spec["name"])
     outcome = harness.call_case(fn, case, calls, LOG)
     result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"], _store()),
@@ -171,7 +171,7 @@ def check(case, spec, request):
 
 def case_test(module, function):
     """A pytest test function that runs every stored public case of `module.function`."""
-    params = [pytest.param(stored.case(module, spec), spec, id=spec["name"])
+    params = [pytest.param(portable_case(module, spec), spec, id=spec["name"])
               for spec in course()["cases"][module] if spec["function"] == function]
 
     @pytest.mark.parametrize("case, spec", params)  # `case` tells the ladder its step

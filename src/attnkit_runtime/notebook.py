@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import harness, stored
 from .harness import Ending
-from .judge import Verdict, teaching_message
+from .judge import Verdict, portable_case, teaching_message
 from .i18n import pick
 from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
                        their_frames)
@@ -68,7 +68,7 @@ class StepChecks:
     def run(self, spec, visibility="public"):
         """Run one case (in the stored form of `stored.py`, made by the course builder) on the learner's
         function and judge it with the harness."""
-        case = stored.case(self.module, spec)  # its two-language texts are picked where they are shown
+        case = portable_case(self.module, spec)  # its two-language texts are picked where they are shown
         calls = [stored.call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)

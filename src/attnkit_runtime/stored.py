@@ -12,7 +12,7 @@ outputs} or {code, text, error: [type name, text]}). A value is one of
 - {"stored": "<key>"}: a member of an .npz store beside the data (the release's snapshot.npz).
 
 Every known mistake is kept whatever the size of its outputs: large outputs are b64 or stored, so a
-large case is diagnosed as well as a small one.
+large case is diagnosed as well as a small one. `judge.portable_case(module, spec)` is the case itself.
 """
 import base64
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from . import harness
 from .i18n import pick
-from .judge import build_arg, evaluate_safely, portable_case
+from .judge import build_arg, evaluate_safely
 
 
 def value(spec, store=None):
@@ -47,11 +47,6 @@ def call(spec, store=None):
 def outputs(spec, store=None):
     """Stored results, one {part: value} per call (None for a property case's expected values)."""
     return None if spec is None else [{part: value(v, store) for part, v in out.items()} for out in spec]
-
-
-def case(module, spec):
-    """The case of a stored spec, for judging and the teaching message (`judge.portable_case`)."""
-    return portable_case(module, spec)
 
 
 class StoredMistakes(harness.Diagnosis):
