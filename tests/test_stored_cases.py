@@ -1,6 +1,7 @@
 """The one stored case form (attnkit.portable_cases writes it, attnkit_runtime/stored.py reads it): the
-release's (large arrays in an .npz) and the notebook's (large arrays as base64) give back the case's
-arguments and expected values, and name the mistake the kit's catalogue names."""
+release's (large arrays in an .npz), the hidden file's (large arrays as base64) and the notebook's checks
+cell's (large mistake outputs sampled) give back the case's arguments and expected values, and name the
+mistake the kit's catalogue names."""
 import io
 import json
 
@@ -10,15 +11,15 @@ import pytest
 from attnkit import checks, mistakes, portable_cases
 from attnkit.cases import cases_for
 from attnkit_runtime import harness, stored
-from attnkit_runtime.judge import portable_case
+from attnkit_runtime.judge import named_outputs, portable_case
 
 CASES = {c.name: c for c in cases_for(visibility="public")}
 
 
 def _stored_form(case, kind):
     """(spec as read back from its JSON, the .npz store or None) of `case` stored the `kind` way."""
-    if kind == "base64":
-        return json.loads(json.dumps(portable_cases.case_spec(case))), None
+    if kind != "npz":
+        return json.loads(json.dumps(portable_cases.case_spec(case, sampled=kind == "sampled"))), None
     store = portable_cases.NpzStore()
     spec = json.loads(json.dumps(portable_cases.case_spec(case, store)))
     buffer = io.BytesIO()
@@ -26,7 +27,7 @@ def _stored_form(case, kind):
     return spec, np.load(io.BytesIO(buffer.getvalue()))
 
 
-@pytest.mark.parametrize("kind", ["npz", "base64"])
+@pytest.mark.parametrize("kind", ["npz", "base64", "sampled"])
 @pytest.mark.parametrize("name, code", [("attention_twelve_heads", "scale_missing"),
                                         ("split_heads_gpt2_small_sizes", "heads_split_without_transpose"),
                                         ("raw_scores_twelve_heads", "batch_transpose")])
@@ -57,4 +58,21 @@ def test_every_mistake_that_fails_a_case_is_stored_whatever_its_size():
     spec = portable_cases.case_spec(case)
     assert [m["code"] for m in spec["mistakes"]] == [code for code, _ in failing]
     assert any("b64" in part for m in spec["mistakes"] for out in m.get("outputs", []) for part in out.values())
+    sampled = portable_cases.case_spec(case, sampled=True)
+    assert [m["code"] for m in sampled["mistakes"]] == [code for code, _ in failing]
 
+
+def test_a_sampled_mistake_is_not_named_for_a_result_that_departs_from_it_at_one_of_its_cells():
+    case = CASES["attention_twelve_heads"]
+    spec = portable_cases.case_spec(case, sampled=True)
+    calls = [stored.call(call) for call in spec["calls"]]
+    portable = portable_case(case.step.module, spec)
+    wrong = named_outputs(portable.returns, mistakes.mistaken_function("scale_missing", case.step.module,
+                                                                       case.function)(**calls[0]))
+    part, kept = next((p, v) for m in spec["mistakes"] if m["code"] == "scale_missing"
+                      for p, v in m["outputs"][0].items() if "sample" in v)
+    other = {**wrong, part: wrong[part].copy()}
+    other[part].reshape(-1)[kept["sample"]["index"][0]] += 1.0  # its other parts are still the mistake's
+    diagnosis = stored.StoredMistakes({case.name: spec["mistakes"]})
+    assert diagnosis.of_results(portable, calls, [wrong]) == "scale_missing"
+    assert diagnosis.of_results(portable, calls, [other]) != "scale_missing"

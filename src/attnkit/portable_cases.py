@@ -16,6 +16,7 @@ from .cases import build_arg
 from attnkit_runtime.judge import DTYPES, encode_forms
 
 INLINE = 64  # arrays up to this many values are written out as lists; larger ones are set aside
+SAMPLED = 8  # cells kept of a large mistake output where it is sampled (the notebook's checks cell)
 
 
 def as_base64(key, arr):
@@ -51,13 +52,44 @@ def _argument(spec, key, aside):
     return spec  # a recipe, a list or a number: the runtime's build_arg makes it
 
 
-def _outputs(results, key, aside):
+def sample(value, expected=None):
+    """A large mistake output as SAMPLED of its cells: {"sample": {shape, dtype, index, values}}.
+
+    Half the cells are where it departs from `expected` (the case's expected part, None for a
+    property case), spread over them, the rest spread over the whole array: a learner's result is
+    the mistake's when it agrees there (`stored.StoredMistakes`).
+    """
+    arr = np.asarray(value)
+    flat = arr.reshape(-1)
+    spread = np.linspace(0, flat.size - 1, SAMPLED // 2).astype(int)
+    departs = np.array([], dtype=int)
+    if expected is not None and np.shape(expected) == arr.shape:
+        with np.errstate(all="ignore"):
+            departs = np.flatnonzero(~np.isclose(flat, np.asarray(expected).reshape(-1), equal_nan=True)
+                                     if arr.dtype != bool else flat != np.asarray(expected).reshape(-1))
+        departs = departs[np.linspace(0, departs.size - 1, min(departs.size, SAMPLED // 2)).astype(int)]
+    index = np.unique(np.concatenate([departs, spread]))
+    return {"sample": {"shape": list(arr.shape), "dtype": str(arr.dtype), "index": index.tolist(),
+                       "values": flat[index].tolist()}}
+
+
+def _outputs(results, key, aside, expected=None):
+    """Results as stored values; with `expected` (the notebook's checks cell), large ones as a `sample`."""
+    if expected is not None:
+        return [{part: sample(v, want.get(part) if want else None) if np.size(v) > INLINE
+                 else encode_array(v, f"{key}/{k}/{part}", aside) for part, v in out.items()}
+                for k, (out, want) in enumerate(zip(results, expected))]
     return [{part: encode_array(v, f"{key}/{k}/{part}", aside) for part, v in out.items()}
             for k, out in enumerate(results)]
 
 
-def case_spec(case, aside=as_base64):
-    """The stored form of `case` (a catalogue case), large arrays set aside by `aside`."""
+def case_spec(case, aside=as_base64, sampled=False):
+    """The stored form of `case` (a catalogue case), large arrays set aside by `aside`.
+
+    `sampled`: the known mistakes' large outputs are kept as a `sample` of their cells, not whole: the
+    notebook's checks cell holds every public case, and a notebook whose code passes 1 MB is refused
+    by the grader (a 12-head case's mistakes alone are 4 MB whole).
+    """
     calls = case.build_calls()
     expected, forms = checks.expected_outputs(case, calls), checks.expected_forms(case, calls)
     spec = {
@@ -80,6 +112,7 @@ def case_spec(case, aside=as_base64):
     spec["mistakes"] = [
         {"code": code, "text": mistakes.descriptions(code), "error": list(outcome.error)} if outcome.error else
         {"code": code, "text": mistakes.descriptions(code),
-         "outputs": _outputs(outcome.outputs, f"{case.name}/mistake/{j}", aside)}
+         "outputs": _outputs(outcome.outputs, f"{case.name}/mistake/{j}", aside,
+                             (expected or [{}] * len(outcome.outputs)) if sampled else None)}
         for j, (code, outcome) in enumerate(mistakes.failing(case, calls, expected, forms))]
     return spec

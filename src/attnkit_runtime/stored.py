@@ -9,10 +9,13 @@ outputs} or {code, text, error: [type name, text]}). A value is one of
 - a catalogue recipe, as `judge.build_arg` takes it ({"normal": [3, 4], "seed": 7}, a list, a number);
 - {"array": [...], "dtype": "float64"}: a small array written out;
 - {"b64": "...", "dtype": "float32", "shape": [5, 768]}: an array's bytes in base64;
-- {"stored": "<key>"}: a member of an .npz store beside the data (the release's snapshot.npz).
+- {"stored": "<key>"}: a member of an .npz store beside the data (the release's snapshot.npz);
+- for a known mistake's large output only, {"sample": {"shape", "dtype", "index", "values"}}: some of
+  its cells (flat indices), where a smaller form is needed (the notebook's checks cell); a result is
+  the mistake's when it has that shape and dtype and agrees with it there.
 
-Every known mistake is kept whatever the size of its outputs: large outputs are b64 or stored, so a
-large case is diagnosed as well as a small one. `judge.portable_case(module, spec)` is the case itself.
+Every known mistake is kept whatever the size of its outputs: large outputs are b64, stored or sampled,
+so a large case is diagnosed as well as a small one. `judge.portable_case(module, spec)` is the case itself.
 """
 import base64
 
@@ -20,7 +23,7 @@ import numpy as np
 
 from . import harness
 from .i18n import pick
-from .judge import build_arg, evaluate_safely
+from .judge import build_arg, evaluate_safely, picked
 
 
 def value(spec, store=None):
@@ -62,10 +65,19 @@ class StoredMistakes(harness.Diagnosis):
 
     def of_results(self, case, calls, results):
         for found in self._mistakes.get(case.name, ()):
-            if "outputs" in found and len(found["outputs"]) == len(results) and evaluate_safely(
-                    case, calls, results, outputs(found["outputs"], self._store), None).passed:
+            if "outputs" in found and len(found["outputs"]) == len(results) and self._matches(
+                    case, calls, results, found["outputs"]):
                 return found["code"]
         return None
+
+    def _matches(self, case, calls, results, stored_outputs):
+        for result, out in zip(results, stored_outputs):
+            for part, spec in out.items():
+                if "sample" in spec and not _agrees(picked(result, part)[0], spec["sample"], case.tolerance):
+                    return False
+        whole = [{part: value(spec, self._store) for part, spec in out.items() if "sample" not in spec}
+                 for out in stored_outputs]
+        return evaluate_safely(case, calls, results, whole, None).passed
 
     def of_error(self, case, error_type, error):
         return next((m["code"] for m in self._mistakes.get(case.name, ()) if "error" in m
@@ -73,3 +85,15 @@ class StoredMistakes(harness.Diagnosis):
 
     def describe(self, code):
         return pick(self._texts[code])
+
+
+def _agrees(got, sample, tolerance):
+    """Whether a learner's part `got` has the sampled output's shape and dtype and its values at its cells."""
+    want = np.array(sample["values"], dtype=sample["dtype"])
+    if not isinstance(got, np.ndarray) or list(got.shape) != sample["shape"] or (
+            want.dtype.kind in "fb" and got.dtype != want.dtype):
+        return False
+    cells = got.reshape(-1)[sample["index"]]
+    if want.dtype == bool:
+        return bool(np.array_equal(cells, want))
+    return bool(np.isclose(cells, want, atol=tolerance["atol"], rtol=tolerance["rtol"], equal_nan=True).all())

@@ -80,7 +80,7 @@ def steps_data(track):
              "read": lessons.links(s.lesson),
              "depends_on": [m for m in s.depends_on if m in own],
              "hidden_concepts": concepts(cases_for(s.module, "hidden")),
-             "public": [portable_cases.case_spec(c) for c in cases_for(s.module, "public")]}
+             "public": [portable_cases.case_spec(c, sampled=True) for c in cases_for(s.module, "public")]}
             for s in steps]
 
 
