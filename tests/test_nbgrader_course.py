@@ -19,7 +19,7 @@ from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT, build
 from attnkit_runtime import notebook as runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
-from attnkit.nbgrader_course.notebook import step_code
+from attnkit.nbgrader_course.notebook import step_code, steps_data
 from attnkit.nbgrader_course.runtime_folder import FOLDER
 from attnkit.paths import LESSONS_DIR
 from attnkit.release import runtime_sources
@@ -203,6 +203,17 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
 def digest_of(notebook):
     """The hidden-cases file's SHA-256 the notebook's checks cell was built with."""
     return code_cell(notebook, "attnkit_checks")["source"].split("_ak.configure(")[1].split("'")[3]
+
+
+def test_a_big_public_case_is_diagnosed_in_the_notebook():
+    """attention_twelve_heads ([12, 4, 64]): its mistakes' outputs are too large to write out as lists, and
+    are stored (base64) all the same, so the notebook names the mistake as the public tests do."""
+    step = next(s for s in steps_data("core") if s["module"] == "step6_head")
+    spec = next(c for c in step["public"] if c["name"] == "attention_twelve_heads")
+    checks = runtime.StepChecks(step, {"attention": mistakes.mistaken_function("scale_missing", "step6_head", "attention")})
+    checks.run(spec)
+    [(visibility, _, message, _)] = checks.failures
+    assert visibility == "public" and f"likely mistake: {mistakes.describe('scale_missing')}" in message, message
 
 
 def test_hidden_cases_are_found_only_with_their_digest(course, source, tmp_path):

@@ -67,13 +67,10 @@ def _read_texts(release_dir):
     """Every "where to read" the release shows, in each language: each case's `read`, each step's, each
     known mistake's."""
     course = _course(release_dir)
+    cases = [case for found in course["cases"].values() for case in found]
     texts = [link for step in course["steps"] for link in step["read"].values()]
-    texts += [READ_LINK.search(text)[0] for found in course["mistakes"].values() for m in found
-              for text in m["text"].values()]
-    for step in manifest.steps():
-        text = (release_dir / f"exercises/test_{step.filename}").read_text(encoding="utf-8")
-        texts += [link for read in re.findall(r"^ +read=(\{[^}]*\}),$", text, flags=re.M)
-                  for link in ast.literal_eval(read).values()]
+    texts += [READ_LINK.search(text)[0] for case in cases for m in case["mistakes"] for text in m["text"].values()]
+    texts += [link for case in cases for link in case["read"].values()]
     return texts
 
 
@@ -97,7 +94,7 @@ def test_every_read_link_of_the_release_opens_a_lesson_section_in_it(release_dir
 def test_course_json_holds_every_learner_text_in_both_languages(release_dir):
     course = _course(release_dir)
     texts = [step["title"] for step in course["steps"]] + [step["read"] for step in course["steps"]]
-    texts += [m["text"] for found in course["mistakes"].values() for m in found]
+    texts += [m["text"] for found in course["cases"].values() for case in found for m in case["mistakes"]]
     assert texts and all(set(text) == set(lessons.LANGUAGES) and all(text.values()) for text in texts)
     assert course["hidden_concepts"] == {s.module: hidden_concepts(s.module) for s in manifest.steps()}
     assert all(set(concepts) == set(lessons.LANGUAGES) for concepts in course["hidden_concepts"].values())
@@ -126,15 +123,19 @@ def test_release_refuses_a_folder_that_is_not_empty(release_dir, capsys):
     assert "is not empty" in capsys.readouterr().err
 
 
-def test_public_tests_show_their_inputs_and_expected_values(release_dir):
+def test_public_tests_run_the_stored_cases(release_dir):
+    """A test file is one line per function; its cases are stored in course.json in the one stored form
+    (recipes as the catalogue writes them, small values written out, large ones in snapshot.npz)."""
     text = (release_dir / "exercises/test_step4_softmax.py").read_text(encoding="utf-8")
-    assert text.count("pytest.param(") == len(cases_for("step4_softmax", "public"))
-    assert "[{'S': np.array([[0.0, 1.0, 2.0]])}]" in text
-    assert "[{'P': np.array([[0.09, 0.2447, 0.6652]])}]" in text
+    assert "test_softmax = case_test('step4_softmax', 'softmax')" in text
     assert "yaml" not in text and "attnkit.cases" not in text
-    head = (release_dir / "exercises/test_step6_head.py").read_text(encoding="utf-8")
-    assert "'Q': recipe({'normal': [3, 4], 'seed': 601})" in head  # a generated input shows its recipe
-    assert "'O': stored('attention_twelve_heads/expected/0/O')" in head  # a large expected value: the snapshot
+    cases = _course(release_dir)["cases"]
+    assert [c["name"] for c in cases["step4_softmax"]] == [c.name for c in cases_for("step4_softmax", "public")]
+    head = {c["name"]: c for c in cases["step6_head"]}["attention_twelve_heads"]
+    assert head["calls"][0]["Q"] == {"normal": [12, 4, 64], "seed": 641}  # a generated input: its recipe
+    assert head["expected"][0]["O"] == {"stored": "attention_twelve_heads/expected/0/O"}  # a large value: the snapshot
+    with np.load(release_dir / "runtime/attnkit_runtime/data/snapshot.npz") as snapshot:
+        assert snapshot["attention_twelve_heads/expected/0/O"].shape == (12, 4, 64)
 
 
 def test_leak_check_finds_nothing_in_a_release(release_dir, secrets):
@@ -497,15 +498,48 @@ def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
 
 
 @pytest.mark.parametrize("slip, named", [
-    (("return kq / math.sqrt(d_h)", "return kq / d_h"), "likely mistake: scale_by_d — divided by D_h instead of sqrt(D_h)"),
-    (("return Q @ np.swapaxes(K, -1, -2)", "return Q @ K.T"), "likely mistake: batch_transpose — used .T on a batched array"),
+    (("return kq / math.sqrt(d_h)", "return kq / d_h"), "scale_by_d"),
+    (("return Q @ np.swapaxes(K, -1, -2)", "return Q @ K.T"), "batch_transpose"),
 ], ids=["wrong output: scale_by_d", "error raised: batch_transpose"])
-def test_a_known_mistake_is_named_by_its_code(student_venv, tmp_path, slip, named):
+def test_a_known_mistake_is_named(student_venv, tmp_path, slip, named):
+    """In the words of the checkout's public tests, the notebook and the grader (mistakes.describe)."""
     folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()], {"step2_scores": slip})
     code, out = student_pytest(student_venv, folder)
     assert code == 1, out
-    assert named in out, out
+    assert f"likely mistake: {mistakes.describe(named)}" in out, out
     assert re.search(r"^FAILED \S+test_step2_scores\.py", out, flags=re.M)
+
+
+SPLIT_HEADS = ("    heads = X.reshape(*X.shape[:-2], T, n_head, D // n_head)  # [..., T, n_head, D_h]\n"
+               "    return np.swapaxes(heads, -3, -2)  # [..., n_head, T, D_h]\n",
+               "    return X.reshape(*X.shape[:-2], n_head, T, D // n_head)\n")
+
+
+def test_an_earlier_step_is_blamed_only_where_it_was_called(student_venv, tmp_path):
+    """Step 1 wrong (no bias), step 7's split_heads a reshape without the transpose: split_heads calls
+    nothing of step 1, so its failures name their own mistake and blame no earlier step; split_qkv
+    calls step 1's project, so its failures say to fix step 1 first, the likely mistake kept."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step1_projection": ("return Z @ W + b", "return Z @ W"), "step7_layer": SPLIT_HEADS})
+    code, out = student_pytest(student_venv, folder / "test_step7_layer.py")
+    failed = re.findall(r"^FAILED \S+::test_(\w+)\[\S+\] - (.*)$", out, flags=re.M)
+    split = [m for test, m in failed if test == "split_heads"]
+    assert len(split) == len(cases_for("step7_layer", "public", "split_heads")), out
+    assert not [m for m in split if "does not pass its own tests" in m], out
+    assert out.count(f"likely mistake: {mistakes.describe('heads_split_without_transpose')}") == len(split), out
+    assert "input: X = [[ 0.,  1.,  2.,  3.]," in out, out  # a failure shows the call's inputs
+    qkv = [m for test, m in failed if test == "split_qkv"]
+    assert qkv and all(m.startswith("Failed: step 1 does not pass its own tests yet; fix it first") for m in qkv), out
+
+
+def test_an_argument_changed_in_place_fails_in_the_release(student_venv, tmp_path):
+    """The harness watches the arguments: a scale_scores that divides kq in place fails, its value right."""
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()],
+                            {"step2_scores": ("    return kq / math.sqrt(d_h)", "    kq /= math.sqrt(d_h)\n    return kq")})
+    code, out = student_pytest(student_venv, folder / "test_step2_scores.py")
+    failed = re.findall(r"^FAILED \S+::test_(\w+)\[\S+\] - (.*)$", out, flags=re.M)
+    assert failed and {test for test, _ in failed} == {"scale_scores"}, out
+    assert "scale_scores() changed its argument kq in place" in out, out
 
 
 def test_a_known_mistake_is_explained_in_chinese_with_the_chinese_lessons(student_venv, tmp_path):
@@ -516,7 +550,8 @@ def test_a_known_mistake_is_explained_in_chinese_with_the_chinese_lessons(studen
     scale_by_d = mistakes.catalogue()["scale_by_d"]
     for options, env in (([], {"ATTNKIT_LANG": "zh"}), (["--lang", "zh"], {"LANG": "en_US.UTF-8"})):
         code, out = student_pytest(student_venv, folder / "test_step2_scores.py", *options, **env)
-        assert code == 1 and "可能的错误：scale_by_d" in out and "阅读：lessons/zh/step2_scores.md" in out, out
+        assert code == 1 and f"可能的错误：{mistakes.describe('scale_by_d', 'zh')}" in out, out
+        assert "阅读：lessons/zh/step2_scores.md" in out, out
         assert scale_by_d.summary["zh"] in out and scale_by_d.advice["zh"] in out, out
         assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in out and "分数：kq = Q Kᵀ 与 1/sqrt(D_h) 缩放" in out, out
         assert "lessons/zh/step2_scores.md#scale" in out and "下一步：exercises/step2_scores.py" in out, out
@@ -549,7 +584,7 @@ def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_pat
     assert step6 and all("step 4 does not pass its own tests yet; fix it first" in m for m in step6), out
     assert [n for n, _ in failed if "test_step4_softmax.py" in n]
     assert not [n for n, _ in failed if re.search(r"test_step[1235]_", n)]
-    assert "likely mistake: softmax_wrong_axis" in out
+    assert f"likely mistake: {mistakes.describe('softmax_wrong_axis')}" in out
 
 
 def test_a_softmax_that_hides_its_nan_fails_in_the_release(student_venv, tmp_path):

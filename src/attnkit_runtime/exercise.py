@@ -1,18 +1,22 @@
 """The public tests of the student release, run on the learner's own steps.
 
-`attnkit release` ships this module as `attnkit_runtime/exercise.py`, beside the kit's portable
-`judge.py`, `loader.py` and `ladder.py` and a `data/` folder written at release time:
-`course.json` (the steps, the concepts the hidden tests check, the known mistakes' texts, in every language) and
-`snapshot.npz` (large public inputs and expected values, the known mistakes' outputs on the public
-inputs). It holds no reference code and no mistake implementation: a mistake is named when the
-learner's output matches its stored output, or the learner's error its stored error.
+`attnkit release` ships this module as `attnkit_runtime/exercise.py`, beside the rest of the runtime
+and a `data/` folder written at release time: `course.json` (the steps, the concepts the hidden tests
+check, and every public case in the stored form of `stored.py`, its known mistakes included) and
+`snapshot.npz` (the cases' large arrays). It holds no reference code and no mistake implementation: a
+mistake is named when the learner's output matches its stored output, or the learner's error its
+stored error (`stored.StoredMistakes`). A test file is one line per function,
+`test_softmax = case_test("step4_softmax", "softmax")`; a failure shows the inputs of each call.
 
-A step that imports earlier steps runs on the learner's own versions of them. When one of those does
-not pass its own public tests, the later step's failure says so and names the step to fix first.
+Cases are run and judged by the one harness (`harness.call_case`, `harness.judge_outcome`). A step
+that imports earlier steps runs on the learner's own versions of them, their functions recorded by a
+`harness.CallLog`: when the failing call used one of them and that step does not pass its own public
+cases, the failure says so and names the step to fix first.
 """
-import importlib.util
+import inspect
 import json
 import sys
+import types
 import warnings
 from functools import lru_cache
 from pathlib import Path
@@ -21,8 +25,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from .i18n import pick
-from .judge import build_arg, evaluate_safely, exception_note, portable_case, run_case, teaching_message
+from . import harness, stored
+from .harness import Ending
+from .judge import exception_note, portable_case
 from .ladder import add_options, register
 from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure,
                      load_step, time_limit)
@@ -38,19 +43,15 @@ def course():
 
 
 @lru_cache(maxsize=None)
-def _snapshot():
-    """The open snapshot: a member is read (and decompressed) only when a test asks for it."""
+def _store():
+    """The open snapshot: a member is read (and decompressed) only when a case asks for it."""
     return np.load(DATA_DIR / "snapshot.npz", allow_pickle=False)
 
 
-def recipe(spec):
-    """An array made as the case catalogue describes it, e.g. recipe({"normal": [3, 4], "seed": 7})."""
-    return build_arg(spec)
-
-
-def stored(key):
-    """A stored array of the snapshot, e.g. stored("attention_batch_of_heads/input/0/Q")."""
-    return _snapshot()[key]  # read anew at each call: a fresh array the learner's code may change
+@lru_cache(maxsize=None)
+def _mistakes():
+    return stored.StoredMistakes({spec["name"]: spec["mistakes"] for specs in course()["cases"].values()
+                                  for spec in specs}, _store())
 
 
 class _Layout:
@@ -69,16 +70,15 @@ class _Layout:
 
 
 LAYOUT = _Layout()
+LOG = harness.CallLog()
 
 
-def case(module, **spec):
-    """One public case, as a test file spells it: its step module and its fields."""
-    return portable_case(module, spec)
-
-
-def for_function(params, function):
-    """The pytest.params of `params` whose case calls `function`."""
-    return [p for p in params if p.values[0].function == function]
+def _recorded(dep, module):
+    """The learner's earlier step `dep` as a later step imports it: its functions recorded by LOG."""
+    wrapped = types.ModuleType(module.__name__, module.__doc__)
+    wrapped.__dict__.update({name: LOG.wrap(dep, value) if inspect.isfunction(value) else value
+                             for name, value in vars(module).items()})
+    return wrapped
 
 
 def hide_kit_frame(excinfo):
@@ -90,113 +90,98 @@ def hide_kit_frame(excinfo):
     return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
-_module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT))
+_module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT, bind=_recorded))
 
 
-def _import_tests(path):
-    spec = importlib.util.spec_from_file_location(f"_attnkit_public_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@lru_cache(maxsize=None)
+def _calls(module, name):
+    """The arguments of each call of stored case `name`, built once (the harness passes copies of them)."""
+    spec = next(spec for spec in course()["cases"][module] if spec["name"] == name)
+    return [stored.call(call, _store()) for call in spec["calls"]]
+
+
+def _run(spec, module, folder, diagnosis=None, earlier_passes=None, full_arrays=None):
+    """(CaseResult, Outcome, calls) of the stored case `spec` of step `module` on the learner's function
+    from `folder`. Raises StepLoadError (MissingFunction) when there is no function to call."""
+    __tracebackhide__ = True
+    fn = learner_function(_module, module, folder, spec["function"])
+    case = portable_case(module, spec)
+    calls = _calls(module, spec["name"])
+    outcome = harness.call_case(fn, case, calls, LOG)
+    result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"], _store()),
+                                   case.forms, diagnosis, earlier_passes, full_arrays)
+    return result, outcome, calls
 
 
 @lru_cache(maxsize=None)
 def passes_own_tests(step_module, folder):
-    """Whether the learner's `step_module` in `folder` passes every public case of its test file."""
-    tests = folder / f"test_{step_module}.py"
-    if not tests.is_file():
-        return True  # nothing to tell: the failure is then the later step's own
+    """Whether the learner's `step_module` in `folder` passes every public case of its step."""
     try:
-        module = _module(step_module, folder)
-        params = _import_tests(tests).CASES
         with np.errstate(all="ignore"), warnings.catch_warnings(), time_limit(f"the public tests of {step_module}"):
             warnings.simplefilter("ignore")
-            return all(run_case(getattr(module, p.values[0].function), *p.values, p.values[0].forms)[0].passed
-                       for p in params)
+            return all(_run(spec, step_module, folder)[0].passed for spec in course()["cases"][step_module])
     except (Exception, TimeLimitExceeded):  # noqa: BLE001 - whatever the learner's step raises, it does not pass
         return False
 
 
-def failing_dependency(step, folder, error_text=""):
-    """The sentence naming an earlier step `step` imports that fails its own tests, or "".
-
-    The step that `error_text` (the error the learner's call stopped on) names comes first.
-    """
-    failing = [dep for dep in step.depends_on if not passes_own_tests(dep, folder)]
+def fix_first(step, folder, failing, error_text=""):
+    """The sentence naming the earlier step to fix first among `failing` (modules that do not pass their own
+    tests), the one `error_text` (the error the learner's call stopped on) names first; "" when none."""
     if not failing:
         return ""
-    earlier = LAYOUT.step(next((dep for dep in failing if f"({dep}." in error_text), failing[0]))
+    earlier = LAYOUT.step(next((dep for dep in failing if f"({dep}." in error_text), min(failing)))
     return say("depends.fix_first", earlier=earlier.number, step=step.number, file=earlier.filename, folder=folder.name)
 
 
-def _mistake_text(entry):
-    return f"{entry['code']} — {pick(entry['text'])}"
-
-
-def diagnosis(case, calls, results):
-    """The known mistake whose stored outputs the learner's `results` match, as text; "" if none."""
-    with np.errstate(all="ignore"):
-        for j, entry in enumerate(course()["mistakes"].get(case.name, [])):
-            if "outputs" in entry:
-                outputs = [{part: stored(f"{case.name}/mistake/{j}/{k}/{part}") for part in parts}
-                           for k, parts in enumerate(entry["outputs"])]
-                if evaluate_safely(case, calls, results, outputs, None).passed:
-                    return _mistake_text(entry)
-    return ""
-
-
-def error_diagnosis(case, error):
-    """The known mistake that raises this error on the case's calls, as text; "" if none."""
-    name, text = type(error).__name__, str(error)
-    return next((_mistake_text(m) for m in course()["mistakes"].get(case.name, [])
-                 if "error" in m and m["error"][0] == name and m["error"][1] and m["error"][1] in text), "")
-
-
-def check(case, calls, expected, request):
-    """Run `case` on the learner's function from the test file's folder; fail with a teaching message
-    (with the whole arrays under pytest -vv)."""
+def check(case, spec, request):
+    """Run `case` (its stored form `spec`) on the learner's function from the test file's folder; fail with
+    a teaching message (with the whole arrays under pytest -vv)."""
     __tracebackhide__ = hide_kit_frame
     folder = Path(request.path).resolve().parent
     step = LAYOUT.step(case.step.module)
     try:
-        fn = learner_function(_module, step.module, folder, case.function)
+        result, outcome, calls = _run(spec, step.module, folder, _mistakes(), lambda dep: passes_own_tests(dep, folder),
+                                      request.config.get_verbosity() >= 2)
     except MissingFunction as err:
         failure = str(err)
     except StepLoadError as err:  # the step's import may have failed in an earlier step it imports
-        failure = (err.first and failing_dependency(step, folder)) or load_failure(step.number, err)
+        failing = [dep for dep in step.depends_on if not passes_own_tests(dep, folder)]
+        failure = (err.first and fix_first(step, folder, failing)) or load_failure(step.number, err)
     else:
         failure = None
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
-    try:
-        with time_limit(f"{step.module}.{case.function}()"):
-            verdict, results = run_case(fn, case, calls, expected, case.forms)
-    except TimeLimitExceeded as err:
-        failure = failing_dependency(step, folder) or str(err)
-    except NotImplementedError as err:
-        blame = "" if f"({step.module}." in str(err) else failing_dependency(step, folder, str(err))
-        if blame:
-            raise NotImplementedError(say("depends.stopped_there", blame=blame, error=err)) from None
-        raise
-    except Exception as err:
-        blame = failing_dependency(step, folder)
-        if blame:
-            pytest.fail(say("depends.with_it", blame=blame, function=case.function, error=f"{type(err).__name__}: {err}"),
-                        pytrace=False)
-        if hasattr(err, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
-            err.add_note(exception_note(case, calls, error_diagnosis(case, err)))
-        raise
-    if failure:
-        pytest.fail(failure, pytrace=False)
-    if verdict.passed:
+    if result.passed:
         return
-    full_arrays = request.config.get_verbosity() >= 2
-    blame = failing_dependency(step, folder)
+    blame = fix_first(step, folder, result.blamed, outcome.error)
+    if outcome.ending == Ending.NOT_WRITTEN:
+        if not result.not_written:
+            raise NotImplementedError(say("depends.stopped_there", blame=blame, error=outcome.error)) from None
+        raise outcome.exception
     if blame:
-        pytest.fail(f"{blame}\n{teaching_message(case, calls, verdict, full_arrays=full_arrays)}", pytrace=False)
-    if results is None:
-        pytest.fail(verdict.message, pytrace=False)
-    pytest.fail(teaching_message(case, calls, verdict, diagnosis(case, calls, results), full_arrays), pytrace=False)
+        pytest.fail(f"{blame}\n{result.message}", pytrace=False)
+    if outcome.ending == Ending.TIMEOUT:
+        pytest.fail(outcome.error, pytrace=False)
+    if outcome.ending == Ending.RAISED:
+        if hasattr(outcome.exception, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
+            outcome.exception.add_note(exception_note(result.case, calls, result.diagnosis_text))
+        raise outcome.exception
+    pytest.fail(result.message, pytrace=False)
+
+
+def case_test(module, function):
+    """A pytest test function that runs every stored public case of `module.function`."""
+    params = [pytest.param(portable_case(module, spec), spec, id=spec["name"])
+              for spec in course()["cases"][module] if spec["function"] == function]
+
+    @pytest.mark.parametrize("case, spec", params)  # `case` tells the ladder its step
+    def test(case, spec, request):
+        __tracebackhide__ = hide_kit_frame
+        check(case, spec, request)
+
+    test.__name__ = f"test_{function}"
+    test.__doc__ = f"The public cases of {module}.{function} (stored in attnkit_runtime/data/course.json)."
+    return test
 
 
 def show_main(argv=None):

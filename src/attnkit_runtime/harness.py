@@ -103,7 +103,7 @@ class CallLog:
         def recorded(*args, **kwargs):
             __tracebackhide__ = True
             if self._open is not None:
-                self._open.add(module)
+                self._open.setdefault(module)  # a dict: the steps in the order first used
             return fn(*args, **kwargs)
 
         recorded.__attnkit_recorded__ = self
@@ -118,20 +118,25 @@ class CallLog:
 
     @contextmanager
     def recording(self):
-        self._open = used = set()
+        self._open = used = {}
         try:
             yield used
         finally:
             self._open = None
 
 
+_USED_WHEN_STOPPED = {}  # "module.function()" -> the earlier steps it used when its time limit stopped it
+
+
 def call_case(fn, case, calls, log=None, seconds=None, copied=False):
     """Call `fn` once per call of `case` (on copies of `calls`) and return the Outcome.
 
     `log` (a CallLog) records the earlier steps used; `seconds` is the time limit of each call
-    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own);
-    `copied`: `calls` are already the learner's own copies (the sandbox child's, fresh from the wire),
-    handed over as they are. Only a learner's exception is caught: the kit's own errors propagate.
+    (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own). A function
+    stopped once is not run again (`loader.time_limit`): its Outcome then names the earlier steps it used
+    when it was stopped. `copied`: `calls` are already the learner's own copies (the sandbox child's,
+    fresh from the wire), handed over as they are.
+    Only a learner's exception is caught: the kit's own errors propagate.
     """
     __tracebackhide__ = True
     log = log or CallLog()
@@ -151,20 +156,20 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
                 warned += emitted
                 modified += [_argument(name, k, len(calls)) for name in inputs.changed(watched)]
         except NotImplementedError as err:
-            return Outcome(Ending.NOT_WRITTEN, called=tuple(sorted(used)), error_type="NotImplementedError",
+            return Outcome(Ending.NOT_WRITTEN, called=tuple(used), error_type="NotImplementedError",
                            error=str(err), exception=err)
         except TimeLimitExceeded as err:
-            return Outcome(Ending.TIMEOUT, called=tuple(sorted(used)), error_type="TimeLimitExceeded",
-                           error=str(err), exception=err)
+            called = _USED_WHEN_STOPPED.setdefault(what, tuple(used)) if used else _USED_WHEN_STOPPED.get(what, ())
+            return Outcome(Ending.TIMEOUT, called=called, error_type="TimeLimitExceeded", error=str(err), exception=err)
         except Exception as err:  # noqa: BLE001 - whatever the learner's code raised is the learner's
-            return Outcome(Ending.RAISED, called=tuple(sorted(used)), error_type=type(err).__name__,
+            return Outcome(Ending.RAISED, called=tuple(used), error_type=type(err).__name__,
                            error=str(err), exception=err)
     try:
         results = [judge.named_outputs(case.returns, value) for value in raw]
     except ValueError as err:
         return Outcome(Ending.RETURNED, unnamed=str(err), warnings=warned, modified=modified,
-                       called=tuple(sorted(used)))
-    return Outcome(Ending.RETURNED, results, warnings=warned, modified=modified, called=tuple(sorted(used)))
+                       called=tuple(used))
+    return Outcome(Ending.RETURNED, results, warnings=warned, modified=modified, called=tuple(used))
 
 
 def _argument(name, k, count):
@@ -210,11 +215,18 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
     `judge.teaching_message` takes it (the public tests under pytest -vv).
     """
     diagnosis = diagnosis or Diagnosis()
-    blamed = tuple(m for m in outcome.called if earlier_passes is not None and not earlier_passes(m))
-    found = functools.partial(_found, case, blamed)
+
+    def blamed():  # the earlier steps are judged only for a case that failed
+        return tuple(m for m in outcome.called if earlier_passes is not None and not earlier_passes(m))
+
+    def found(*args, **kwargs):
+        return _found(case, blamed(), *args, **kwargs)
+
     if outcome.ending == Ending.NOT_WRITTEN:
-        own = f"({case.step.module}." in outcome.error or not blamed
-        return found(Status.FAILED, outcome.error, "not_written", not_written=own, exception=outcome.exception)
+        failing = blamed()
+        own = f"({case.step.module}." in outcome.error or not failing
+        return _found(case, failing, Status.FAILED, outcome.error, "not_written", not_written=own,
+                      exception=outcome.exception)
     if outcome.ending == Ending.TIMEOUT:
         return found(Status.TIMEOUT, f"{outcome.error}\n  {say('teach.read', where=pick(case.read))}", "timeout",
                      exception=outcome.exception)  # its first line names the function: a short summary shows it

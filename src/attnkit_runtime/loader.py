@@ -128,13 +128,14 @@ def _exec_module(name, path, bound):
     return module
 
 
-def load_step(module, folder, deps_folder=None, _cache=None, *, layout):
+def load_step(module, folder, deps_folder=None, _cache=None, *, layout, bind=None):
     """Return step `module` (e.g. "step6_head") imported from `folder`.
 
     The steps it depends on and the provided modules come from `deps_folder` when given (the
     reference), else from `folder` too. Raises StepLoadError with a plain message on failure.
     `layout` gives `provided_modules()` and `step(module).depends_on` (the kit's manifest, or the
-    release's course.json).
+    release's course.json). `bind(dep, dep_module)`, when given, is what a step imports as its earlier
+    step `dep` (the release: the module with its functions recorded by a `harness.CallLog`).
     """
     folder = Path(folder)
     deps = Path(deps_folder) if deps_folder is not None else folder
@@ -148,8 +149,8 @@ def load_step(module, folder, deps_folder=None, _cache=None, *, layout):
     for dep in layout.step(module).depends_on:
         key = (dep, deps)
         if key not in cache:
-            cache[key] = load_step(dep, deps, deps, cache, layout=layout)
-        bound[dep] = cache[key]
+            cache[key] = load_step(dep, deps, deps, cache, layout=layout, bind=bind)
+        bound[dep] = bind(dep, cache[key]) if bind else cache[key]
     return _exec_module(module, folder / f"{module}.py", bound)
 
 

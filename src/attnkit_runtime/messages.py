@@ -138,9 +138,6 @@ MESSAGES = {
         "zh": "第 {earlier} 步还没有通过它自己的测试，请先改好它：第 {step} 步用的是你的 {file}"
               "（pytest {folder}/test_{file}）"},
     "depends.stopped_there": {"en": "{blame}. It stopped there: {error}", "zh": "{blame}。它停在了这里：{error}"},
-    "depends.with_it": {
-        "en": "{blame}\n  (with it, {function} raised {error})",
-        "zh": "{blame}\n  （因此 {function} 抛出了 {error}）"},
     # --- the progress ladder (ladder.py) ---
     "ladder.none_ran": {"en": "attnkit: no public test ran.", "zh": "attnkit：没有运行任何公开测试。"},
     "ladder.header": {"en": "attnkit progress (public tests)", "zh": "attnkit 进度（公开测试）"},

@@ -2,22 +2,22 @@
 
 The course builder puts this package beside the notebook (source/<assignment>/attnkit_runtime/), and the
 locked checks cell imports this module as `_ak`, so the notebook needs nothing but numpy and its messages
-are the kit's. The cell ends with `configure(assignment, digest)`: the course's steps, their points and
+and verdicts are the kit's: every case is judged by the one harness (`harness`) on data in the one
+stored case form (`stored`). The cell ends with `configure(assignment, digest)`: the course's steps, their points and
 their public cases are read from data/<assignment>.json in this package's folder. A test cell is one
 call, `check("step2_scores")`: it runs the step's public cases and, in the course folder at grading,
 its hidden ones (`find_hidden`), then prints the outcome, or raises an error that IPython shows as the
 message alone (nbgrader then gives the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
 nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
 """
-import base64
 import hashlib
 import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from .judge import Verdict, build_arg, evaluate_safely, portable_case, run_case, teaching_message
+from . import harness, stored
+from .harness import Ending
+from .judge import Verdict, portable_case, teaching_message
 from .i18n import pick
 from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
                        their_frames)
@@ -31,24 +31,6 @@ DATA_DIR = Path(__file__).resolve().parent / "data"  # the course builder writes
 def public_checks_name(assignment):
     """The file of DATA_DIR holding `assignment`'s steps and public checks."""
     return f"{assignment}.json"
-
-
-def decode(spec):
-    """An argument or expected value: a catalogue spec, or {"b64", "dtype", "shape"} for a stored array."""
-    if isinstance(spec, dict) and "b64" in spec:
-        raw = base64.b64decode(spec["b64"])
-        return np.frombuffer(raw, dtype=spec["dtype"]).reshape(spec["shape"]).copy()
-    return build_arg(spec)
-
-
-def decode_outputs(outputs):
-    """Stored results, one {part: value} per call (None for a property case's expected values)."""
-    return None if outputs is None else [{part: decode(value) for part, value in call.items()} for call in outputs]
-
-
-def build_call(call):
-    """The keyword arguments of one call ("*name" keys hold positional arguments, as in the catalogue)."""
-    return {arg: [decode(s) for s in spec] if arg.startswith("*") else decode(spec) for arg, spec in call.items()}
 
 
 def find_hidden(assignment, digest, start=None):
@@ -81,54 +63,52 @@ def find_hidden(assignment, digest, start=None):
 class StepChecks:
     """The checks of one step (`step`: the step's dict given to `configure`) on the functions in `namespace`."""
 
-    def __init__(self, step, namespace):
+    def __init__(self, step, namespace, log=None, earlier_passes=None):
+        """`log`: the CallLog whose wrappers the namespace holds for the earlier steps' functions;
+        `earlier_passes(module)`: whether an earlier step passes its own checks (harness.judge_outcome)."""
         self.step = step
         self.module = step["module"]
         self.namespace = namespace
+        self.log, self.earlier_passes = log, earlier_passes
         self.counts = {"public": [0, 0], "hidden": [0, 0]}  # [passed, run]
         self.failures = []  # (visibility, concept, text, the learner's raising frames or None)
-        self.not_written = []  # NotImplementedError messages, once each
+        self.not_written = {}  # NotImplementedError message -> whether it is this step's own, once each
+        self.blamed = {}  # the earlier steps (modules) failing cases called that fail their own checks
 
     def run(self, spec, visibility="public"):
-        """Run one case (a dict made by the course builder) on the learner's function and judge it."""
+        """Run one case (in the stored form of `stored.py`, made by the course builder) on the learner's
+        function and judge it with the harness."""
         case = portable_case(self.module, spec)  # its two-language texts are picked where they are shown
-        calls = [build_call(call) for call in spec["calls"]]
+        calls = [stored.call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
         if judged is None:
             return
-        verdict, diagnosis, raised_at = judged
-        if verdict.passed:
+        message, raised_at = judged
+        if not message:
             self.counts[visibility][0] += 1
         else:
-            message = teaching_message(case, calls, verdict, diagnosis)
             self.failures.append((visibility, pick(case.concept), message, raised_at))
 
     def _judge(self, case, spec, calls):
-        """(Verdict, text of the known mistake it matches or "", where the learner's code raised or None),
-        or None for a function not written yet."""
+        """(the teaching message, "" when the case passed; where the learner's code raised or None), or None
+        for a function not written yet."""
         fn = self.namespace.get(case.function)
         if not callable(fn):
-            return Verdict(False, "missing", f"{case.function}() is not defined: run this step's solution cell "
-                                             "first, and keep the function's name and signature"), "", None
-        try:
-            verdict, results = run_case(fn, case, calls, decode_outputs(spec["expected"]), case.forms)
-        except NotImplementedError as err:
-            if str(err) not in self.not_written:
-                self.not_written.append(str(err))
+            return teaching_message(case, calls, Verdict(False, "missing", f"{case.function}() is not defined: run "
+                                    "this step's solution cell first, and keep the function's name and signature")), None
+        outcome = harness.call_case(fn, case, calls, self.log, seconds=0)  # nbgrader's cell timeout is the limit
+        result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"]), case.forms,
+                                       stored.StoredMistakes({case.name: spec["mistakes"]}), self.earlier_passes)
+        self.blamed.update(dict.fromkeys(result.blamed))
+        if outcome.ending == Ending.NOT_WRITTEN:
+            self.not_written.setdefault(outcome.error, result.not_written)
             return None
-        except Exception as err:  # the learner's exception is the verdict; anything worse stops the cell
-            name, said = type(err).__name__, str(err)
-            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "error" in m and m["error"][0] == name
-                              and m["error"][1] and m["error"][1] in said), "")
-            frames = their_frames(err)
-            return Verdict(False, "exception", exception_text(err, frames)), diagnosis, (name, *frames)
-        if verdict.passed or results is None:
-            return verdict, "", None
-        with np.errstate(all="ignore"):
-            diagnosis = next((pick(m["text"]) for m in spec["mistakes"] if "outputs" in m
-                              and evaluate_safely(case, calls, results, decode_outputs(m["outputs"]), None).passed), "")
-        return verdict, diagnosis, None
+        if outcome.ending == Ending.RAISED:  # the message shows where in the learner's code it raised
+            frames = their_frames(outcome.exception)
+            verdict = Verdict(False, "exception", exception_text(outcome.exception, frames))
+            return teaching_message(case, calls, verdict, result.diagnosis_text), (outcome.error_type, *frames)
+        return result.message, None
 
     def run_all(self, hidden):
         """The step's public cases, then its hidden ones (`hidden`: the hidden-cases file's data, or None)."""
@@ -162,8 +142,8 @@ class StepChecks:
     def report(self, blockers=()):
         """The summary and messages; raises StepFailed / StepNotWritten when not everything passed.
 
-        `blockers`: earlier steps (dicts) this one calls that do not pass their own checks: they are
-        named instead of this step's failures, which come from them.
+        `blockers`: earlier steps (dicts) that this step's failing cases called and that do not pass their
+        own checks: they are named first, then this step's failures with their likely mistakes.
         """
         (public_ok, public_run), (hidden_ok, hidden_run) = self.counts["public"], self.counts["hidden"]
         lines = [text("summary", module=self.module, public_ok=public_ok, public_run=public_run)
@@ -174,17 +154,16 @@ class StepChecks:
                 lines.append(text("hidden_also", concepts="; ".join(concepts)))
             print("\n".join(lines))
             return
-        own = [t for t in self.not_written if f"({self.module}." in t] or ([] if blockers else self.not_written)
+        own = [t for t, mine in self.not_written.items() if mine] or ([] if blockers else list(self.not_written))
         pointers = [blocked_by(blockers)] if blockers else []
         if not self.failures:  # only stubs' NotImplementedError: what to write first, then what to fix
             raise StepNotWritten("\n\n".join([*own, *pointers]))
         lines += ["\n" + text("not_written", text=t) for t in own] + ["\n" + p for p in pointers]
-        if not blockers:  # else this step's failures come from the earlier steps: their cells say why
-            shown, rest = self._shown_and_rest()
-            lines += ["\n" + text("failed_check", visibility=text(v), text=t) for v, _, t, _ in shown]
-            if rest:
-                concepts = "; ".join(dict.fromkeys(c for _, c, _, _ in rest))
-                lines.append("\n" + text("more", count=len(rest), concepts=concepts))
+        shown, rest = self._shown_and_rest()
+        lines += ["\n" + text("failed_check", visibility=text(v), text=t) for v, _, t, _ in shown]
+        if rest:
+            concepts = "; ".join(dict.fromkeys(c for _, c, _, _ in rest))
+            lines.append("\n" + text("more", count=len(rest), concepts=concepts))
         raise StepFailed("\n".join([*lines, "", text("points", points=self.step["points"])]))
 
 
@@ -199,21 +178,34 @@ def configure(assignment, digest):
     COURSE.update(assignment=assignment, digest=digest, steps={s["module"]: s for s in steps})
 
 
-def _checked(module, namespace, hidden):
-    return StepChecks(COURSE["steps"][module], namespace).run_all(hidden)
+def _functions(module):
+    """The functions of step `module` the checks call (its public cases name them)."""
+    return list(dict.fromkeys(spec["function"] for spec in COURSE["steps"][module]["public"]))
 
 
 def check(module):
-    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace."""
+    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace.
+
+    The earlier steps' functions in the namespace are wrapped by a harness.CallLog while the checks run, so
+    an earlier step is named only when a failing case called it and it fails its own checks."""
     namespace = sys._getframe(1).f_globals
     hidden = find_hidden(COURSE["assignment"], COURSE["digest"])
-    checks = _checked(module, namespace, hidden)
+    earlier = {m: _functions(m) for m in COURSE["steps"][module]["depends_on"]}
+    kept = {name: namespace[name] for names in earlier.values() for name in names if name in namespace}
+    log, passes = harness.CallLog(), {}
+
+    def earlier_passes(m):
+        if m not in passes:
+            passes[m] = StepChecks(COURSE["steps"][m], namespace).run_all(hidden).outcome == "passed"
+        return passes[m]
+
+    log.wrap_namespace(namespace, earlier)
+    try:
+        checks = StepChecks(COURSE["steps"][module], namespace, log, earlier_passes).run_all(hidden)
+    finally:
+        namespace.update(kept)  # the learner's own functions again, unwrapped
     OUTCOMES[module] = checks.outcome
-    blockers = []
-    if checks.outcome != "passed":
-        blockers = [COURSE["steps"][m] for m in COURSE["steps"][module]["depends_on"]
-                    if _checked(m, namespace, hidden).outcome != "passed"]
-    checks.report(blockers)
+    checks.report([COURSE["steps"][m] for m in checks.blamed])
 
 
 def progress():

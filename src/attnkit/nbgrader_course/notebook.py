@@ -17,11 +17,11 @@ the line the student sees in the released one (nbgrader replaces the block by `#
 import ast
 import re
 
-from .. import lessons, manifest, rubric, stubs
+from .. import lessons, manifest, portable_cases, rubric, stubs
 from ..cases import cases_for, concepts
 from ..kit_imports import without_kit_imports
 from ..paths import SOLUTIONS_DIR
-from . import encode, texts
+from . import texts
 from .runtime_folder import FOLDER
 
 ASSIGNMENT = "attention"
@@ -88,13 +88,13 @@ def steps_data(track):
              "read": lessons.links(s.lesson),
              "depends_on": [m for m in s.depends_on if m in own],
              "hidden_concepts": concepts(cases_for(s.module, "hidden")),
-             "public": [encode.encode_case(c, small=True) for c in cases_for(s.module, "public")]}
+             "public": [portable_cases.case_spec(c, sampled=True) for c in cases_for(s.module, "public")]}
             for s in steps]
 
 
 def hidden_cases(assignment=ASSIGNMENT):
-    """{"steps": {step module: [encoded hidden case, …]}}: the file the test cells read at grading."""
-    return {"steps": {s.module: [encode.encode_case(c) for c in cases_for(s.module, "hidden")]
+    """{"steps": {step module: [hidden case in the stored form, …]}}: the file the test cells read at grading."""
+    return {"steps": {s.module: [portable_cases.case_spec(c) for c in cases_for(s.module, "hidden")]
                       for s in manifest.steps(TRACKS[assignment])}}
 
 

@@ -3,11 +3,13 @@
     OUT/README.md                      set-up in one command, then `pytest exercises`
     OUT/lessons/                       the kit's lessons, English and Chinese: every "read:" link points here
     OUT/pyproject.toml                 installs the runtime: `pip install .`
-    OUT/exercises/                     the stubs, shape_checks.py, readable public tests, conftest.py
+    OUT/exercises/                     the stubs, shape_checks.py, the public tests (one line per
+                                       function), conftest.py
     OUT/runtime/attnkit_runtime/       the kit's learner runtime (src/attnkit_runtime/), file for file as
-                                       it is: the judging core, messages in both languages, the ladder,
-                                       `attnkit-show`, the public tests' plugin (exercise.py); and
-                                       data/course.json, data/snapshot.npz
+                                       it is: the judging core and the harness, messages in both languages,
+                                       the ladder, `attnkit-show`, the public tests' plugin (exercise.py);
+                                       and data/course.json (the steps and the public cases in the one
+                                       stored form, attnkit.portable_cases), data/snapshot.npz (their large arrays)
 
 No solution, no hidden case, no reference code, no implementation of a known mistake: what the
 feedback needs from the reference is stored data (see docs/RELEASE.md). `leaks.scan` checks it.
@@ -18,11 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, manifest, stubs
+from .. import __version__, lessons, manifest, portable_cases, stubs
 import attnkit_runtime
-from ..cases import cases_for
+from ..cases import cases_for, hidden_concepts
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
-from . import snapshot as snap
 from .texts import GITIGNORE, PYPROJECT, README, test_file
 
 RUNTIME = "attnkit_runtime"
@@ -34,6 +35,19 @@ from {RUNTIME}.exercise import pytest_addoption, pytest_configure  # noqa: F401 
 def runtime_sources():
     """The learner runtime's files, shipped as they are: src/attnkit_runtime/*.py."""
     return sorted(Path(attnkit_runtime.__file__).parent.glob("*.py"))
+
+
+def course_data(cases):
+    """course.json: the steps, the provided modules, what the hidden tests check, the public cases ({step: [stored case]})."""
+    return {
+        "provided": list(manifest.provided_modules()),
+        "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track,
+                   "read": lessons.links(s.lesson),
+                   "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
+                  for s in manifest.steps()],
+        "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
+        "cases": cases,
+    }
 
 
 def release_files(solutions_dir=SOLUTIONS_DIR):
@@ -48,18 +62,15 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
     files = {f"exercises/{name}": text for name, text in generated.items()
              if not name.startswith("test_") and name != "conftest.py"}
     files["exercises/conftest.py"] = CONFTEST
-    snapshot, mistakes_by_case = snap.Snapshot(), {}
+    snapshot = portable_cases.NpzStore()
+    cases = {step.module: [portable_cases.case_spec(case, snapshot) for case in cases_for(step.module, "public")]
+             for step in manifest.steps()}
     for step in manifest.steps():
-        cases = []
-        for case in cases_for(step.module, "public"):
-            fields, calls, expected, found = snap.public_case(case, snapshot)
-            cases.append((fields, calls, expected))
-            mistakes_by_case[case.name] = found
-        files[f"exercises/test_{step.filename}"] = test_file(step, cases, RUNTIME)
+        files[f"exercises/test_{step.filename}"] = test_file(step, RUNTIME)
     package = f"runtime/{RUNTIME}"
     for path in runtime_sources():
         files[f"{package}/{path.name}"] = path.read_bytes()
-    files[f"{package}/data/course.json"] = json.dumps(snap.course_data(mistakes_by_case), indent=1, ensure_ascii=False) + "\n"
+    files[f"{package}/data/course.json"] = json.dumps(course_data(cases), ensure_ascii=False, separators=(",", ":")) + "\n"
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **snapshot.arrays)
     files[f"{package}/data/snapshot.npz"] = buffer.getvalue()

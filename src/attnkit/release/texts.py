@@ -32,16 +32,16 @@ pytest exercises/test_step1_projection.py      # one step
 Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replace each
 `raise NotImplementedError(...)` with your code. Leave the input checks above it as they are.
 
-- Each test file lists its cases: the inputs of each call and the values it must give (large arrays
-  are in the runtime's snapshot: `stored("...")`).
-- A step that uses earlier steps (step 6 imports steps 1–5) runs on YOUR versions of them. If one of
-  those does not pass its own tests yet, step 6's failure says which one to fix first.
+- A failing test shows the inputs of each call, the values it must give and yours (the cases are
+  stored in `runtime/{runtime}/data/course.json`).
+- A step that uses earlier steps (step 6 imports steps 1–5) runs on YOUR versions of them. If a call
+  used one of those and it does not pass its own tests yet, the failure says which one to fix first.
 - Each call of your function has a time limit (3 s; `ATTNKIT_TIME_LIMIT=20` gives more): an endless
   loop fails its test and the run ends (on Windows there is no limit: stop a hung run with Ctrl+C).
   A large array is shown by its shape and the first slice that differs; `pytest -vv` shows it whole.
 - To look at your own result while you experiment: `attnkit-show causal_visible 2 5` (or
   `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`) calls your function from `exercises/` and prints
-  each part of its result as a labelled grid; the expected values are in the test files. In Python:
+  each part of its result as a labelled grid. In Python:
   `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))` (rows are queries, columns keys).
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
   what they also check. A function's public tests count only once it also passes a hidden test that
@@ -80,42 +80,16 @@ build/
 """
 
 
-def _param(fields, calls, expected, module):
-    spec = ",\n".join(f"{' ' * 13}{key}={value!r}" for key, value in fields.items()).lstrip()
-    return (f"    pytest.param(\n"
-            f"        case({module!r}, {spec}),\n"
-            f"        # calls: the arguments of each call\n"
-            f"        {calls},\n"
-            f"        # expected: what each call must give\n"
-            f"        {expected},\n"
-            f"        id={fields['name']!r}),\n")
-
-
-def test_file(step, cases, runtime):
-    """exercises/test_<step>.py: every public case as a pytest.param, one test per function."""
+def test_file(step, runtime):
+    """exercises/test_<step>.py: one test per function, running the step's public cases stored in the runtime."""
     header = textwrap.dedent(f'''\
         """Public tests of step {step.number}: {step.titles}
 
         Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)
-        Each case: `case(...)` says what it checks and where to read; then the arguments of each call;
-        then what each call must give, by part of the result (None: a property, stated in `expect`).
-        recipe({{"normal": [3, 4], "seed": 7}}) is numpy's default_rng(7).standard_normal((3, 4)); the
-        other recipes are described in {runtime}/judge.py (build_arg). stored("...") is a large array
-        of the runtime's snapshot.
+        Each test runs the public cases of one function, stored in {runtime}/data/course.json (large arrays
+        in data/snapshot.npz). A failing case shows the inputs of each call, what was expected and what came.
         """
-        import numpy as np
-        import pytest
+        from {runtime}.exercise import case_test
 
-        from {runtime}.exercise import case, check, for_function, hide_kit_frame, recipe, stored  # noqa: F401
-
-        __tracebackhide__ = hide_kit_frame  # a failure shows your code's lines, not the test function's
-
-        CASES = [
         ''')
-    body = "".join(_param(fields, calls, expected, step.module) for fields, calls, expected in cases)
-    tests = "\n\n".join(textwrap.dedent(f'''\
-        @pytest.mark.parametrize("case, calls, expected", for_function(CASES, {fn.name!r}))
-        def test_{fn.name}(case, calls, expected, request):
-            check(case, calls, expected, request)
-        ''') for fn in step.functions)
-    return header + body + "]\n\n\n" + tests
+    return header + "".join(f"test_{fn.name} = case_test({step.module!r}, {fn.name!r})\n" for fn in step.functions)
