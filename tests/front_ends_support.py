@@ -20,7 +20,7 @@ from attnkit import cli, manifest
 from attnkit.cases import cases_for
 from attnkit.mistakes import catalogue
 from attnkit.nbgrader_course import ASSIGNMENT
-from attnkit.nbgrader_course.embed import PACKAGE
+from attnkit.nbgrader_course.runtime_folder import FOLDER
 from attnkit.nbgrader_course.notebook import EXTENSION, step_code
 from attnkit.paths import EXERCISES_DIR
 from attnkit_runtime.status import Status
@@ -45,6 +45,7 @@ def pytest_runtest_makereport(item, call):
             out.write(json.dumps({{"folder": item.path.parent.name, "case": getattr(case, "name", item.name),
                                   "when": report.when, "outcome": report.outcome,
                                   "raised": call.excinfo.typename if call.excinfo else "",
+                                  "blamed": dict(item.user_properties).get("attnkit_blamed", []),
                                   "text": report.longreprtext}}) + "\\n")
 '''
 _LIKELY = re.compile(r"likely mistake: (?:\w+ — )?(.+)")  # the release shows the code word first
@@ -58,6 +59,9 @@ class Verdict:
 
     def __str__(self):
         return self.status + (f" {self.diagnosis}" if self.diagnosis else "")
+
+
+BLAMED = Verdict("blamed")  # failed on the learner's own earlier step, which a failing call used and which fails
 
 
 def public_cases(track):
@@ -80,6 +84,8 @@ def _pytest_verdicts(results_file):
         row = json.loads(line)
         if row["outcome"] == "passed":
             verdict = Verdict(Status.PASSED.value)
+        elif row["blamed"]:
+            verdict = BLAMED
         elif row["when"] != "call" or row["raised"] not in _FAILURES:
             verdict = Verdict(Status.ERROR.value, named_mistake(row["text"]))
         else:
@@ -152,15 +158,19 @@ def notebook(submissions, work):
             nb = copy.deepcopy(source)
             for step in manifest.steps(track):
                 code_cell(nb, step.module)["source"] = step_code(step, folder)
-            verdicts.update({(folder.name, case): v for case, v in _notebook_checks(nb).items()})
+            verdicts.update({(folder.name, case): v
+                             for case, v in _notebook_checks(nb, course / "source" / assignment).items()})
     return verdicts
 
 
-def _notebook_checks(nb):
+def _notebook_checks(nb, folder):
     """{case name: Verdict} of each public check of the notebook's steps: the cells but the test cells run
-    in one namespace, then each public case through the checks cell's StepChecks.run, as a test cell runs
-    it, one case at a time (a test cell prints a step's summary and its first failures only)."""
+    in one namespace, the checks imported from the course's attnkit_runtime/ in `folder` as a kernel
+    there imports them, then each public case through StepChecks.run with the earlier steps watched, as
+    a test cell runs it, one case at a time (a test cell prints a step's summary and its first failures only)."""
     namespace = {"__name__": "__main__"}
+    own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.split(".")[0] == FOLDER}
+    sys.path.insert(0, str(folder))
     try:
         for cell in nb["cells"]:
             grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
@@ -168,20 +178,25 @@ def _notebook_checks(nb):
                 exec(compile(cell["source"], cell["id"], "exec"), namespace)
         runtime = namespace["_ak"]
         verdicts = {}
-        for step in runtime.COURSE["steps"].values():
+        for module, step in runtime.COURSE["steps"].items():
             for spec in step["public"]:
-                checks = runtime.StepChecks(step, namespace)
-                checks.run(spec)
+                with runtime.earlier_steps_watched(module, namespace, None) as (log, earlier_passes):
+                    checks = runtime.StepChecks(step, namespace, log, earlier_passes)
+                    checks.run(spec)
                 verdicts[spec["name"]] = _notebook_verdict(checks)
         return verdicts
     finally:
-        for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
+        sys.path.remove(str(folder))
+        for name in [m for m in sys.modules if m.split(".")[0] == FOLDER]:
             del sys.modules[name]
+        sys.modules.update(own)
 
 
 def _notebook_verdict(checks):
     if checks.counts["public"][0]:
         return Verdict(Status.PASSED.value)
+    if checks.blamed:
+        return BLAMED
     if not checks.failures:  # a stub's NotImplementedError
         return Verdict(Status.FAILED.value)
     _, _, message, raised_at = checks.failures[0]
@@ -189,12 +204,15 @@ def _notebook_verdict(checks):
 
 
 def disagreements(verdicts, submission):
-    """[(case, {front end: Verdict or None})] for each public case of `submission` the front ends judge differently."""
+    """[(case, {front end: Verdict or None})] for each public case of `submission` the front ends judge differently.
+
+    A case the release or the notebook blames on the learner's own earlier step (BLAMED) is left out of the
+    comparison: those run a step on the learner's earlier steps, the checkout and the grader on the kit's."""
     rows = []
     for track in NOTEBOOKS:
         for case in public_cases(track):
             seen = {fe: verdicts[fe].get((submission, case)) for fe in FRONT_ENDS}
-            if len(set(seen.values())) > 1:
+            if len(set(seen.values()) - {BLAMED}) > 1:  # a blamed case ran on other earlier code, by design
                 rows.append((case, seen))
     return rows
 

@@ -6,6 +6,8 @@ tests, the release's (in its own virtualenv), the nbgrader notebook's checks and
 front end run once on all of them. Every public case must get the same status and the same diagnosis
 (the known mistake named) everywhere; a failure prints the disagreements as a table, one row per case,
 one column per front end ("failed scale_by_d": failed, naming scale_by_d; "—": the case did not run).
+A later step's case that the release or the notebook blames on the learner's own failing earlier step
+("blamed") is not compared: the checkout and the grader run each step on the kit's earlier steps.
 """
 import pytest
 

@@ -588,7 +588,7 @@ def test_a_broken_step_4_makes_step_6_say_fix_step_4_first(student_venv, tmp_pat
 
 
 def test_a_softmax_that_hides_its_nan_fails_in_the_release(student_venv, tmp_path):
-    """The release judges with the kit's judge.run_case: right values reached through a warning fail."""
+    """The release judges with the kit's harness: right values reached through a warning fail."""
     folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
     (folder / "step4_softmax.py").write_text(hiding_softmax_source(), encoding="utf-8")
     code, out = student_pytest(student_venv, folder)

@@ -26,12 +26,12 @@ import numpy as np
 import pytest
 
 from . import harness, stored
-from .harness import Ending
-from .judge import exception_note, portable_case
+from .judge import portable_case
 from .ladder import add_options, register
 from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure,
                      load_step, time_limit)
 from .messages import say
+from .pytest_report import hide_kit_frame, report
 from .show_call import LearnerError, UsageError, run_learner, yours
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -79,15 +79,6 @@ def _recorded(dep, module):
     wrapped.__dict__.update({name: LOG.wrap(dep, value) if inspect.isfunction(value) else value
                              for name, value in vars(module).items()})
     return wrapped
-
-
-def hide_kit_frame(excinfo):
-    """pytest `__tracebackhide__` rule: hide the kit's frames around the learner's exceptions.
-
-    A pytest.fail message (our teaching message) keeps them, or pytest adds a note that every
-    traceback entry is hidden.
-    """
-    return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
 _module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT, bind=_recorded))
@@ -151,22 +142,7 @@ def check(case, spec, request):
         failure = None
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
-    if result.passed:
-        return
-    blame = fix_first(step, folder, result.blamed, outcome.error)
-    if outcome.ending == Ending.NOT_WRITTEN:
-        if not result.not_written:
-            raise NotImplementedError(say("depends.stopped_there", blame=blame, error=outcome.error)) from None
-        raise outcome.exception
-    if blame:
-        pytest.fail(f"{blame}\n{result.message}", pytrace=False)
-    if outcome.ending == Ending.TIMEOUT:
-        pytest.fail(outcome.error, pytrace=False)
-    if outcome.ending == Ending.RAISED:
-        if hasattr(outcome.exception, "add_note"):  # Python 3.11+; on 3.10 the learner's own traceback still shows
-            outcome.exception.add_note(exception_note(result.case, calls, result.diagnosis_text))
-        raise outcome.exception
-    pytest.fail(result.message, pytrace=False)
+    report(result, calls, request.node, fix_first(step, folder, result.blamed, outcome.error))
 
 
 def case_test(module, function):

@@ -6,8 +6,8 @@ as a file of its runtime, and the nbgrader course puts it beside the notebook: o
 "call, name the parts, judge" loop everywhere. It never imports the reference solutions: an argument
 spec that calls one (`{"call": "step3_masks.causal_visible", ...}`) is resolved by the function the
 caller passes (`build_arg(spec, call=...)`); the release and the notebook store such arguments as
-arrays instead. Judging never calls learner code except in `run_case`, which the caller runs
-wherever learner code may run.
+arrays instead. Judging never calls learner code: the harness (harness.py) makes the calls, wherever
+learner code may run, and judges what came back with this module.
 
 A case here is anything with the attributes `name`, `step.module`, `function`, `returns`, `concept`,
 `read` (where to read, as the learner sees it), `hint`, `tolerance` and `expect` (`attnkit.cases.Case`, or `portable_case` below).
@@ -430,30 +430,6 @@ def exception_note(case, calls, diagnosis_text=""):
         lines.append(say("teach.likely_mistake", text=diagnosis_text))
     lines.append(say("teach.read", where=in_language(case.read)))
     return "\n".join(lines)
-
-
-def run_case(fn, case, calls, expected, forms):
-    """Call `fn` once per call (on copies of the arguments), name the parts, judge: (Verdict, results).
-
-    `results` is one {part: value} per call, or None when the result could not be named (a wrong
-    tuple, judged as problem "result"). Right results reached through a NumPy RuntimeWarning fail
-    (`warning_verdict`). Whatever `fn` raises propagates: each caller reports a learner's exception
-    its own way. `expected` and `forms` may also be functions of no argument, called only once `fn`
-    has answered every call (the kit's reference results: an untouched stub never needs them).
-    """
-    __tracebackhide__ = True  # pytest shows the learner's frames, not this one
-    raw, warned = [], []
-    for kwargs in calls:  # a loop, not a comprehension: its frame would show in the learner's traceback
-        value, emitted = invoke_watched(fn, copy.deepcopy(kwargs))
-        raw.append(value)
-        warned += emitted
-    try:
-        results = [named_outputs(case.returns, value) for value in raw]
-    except ValueError as err:
-        return Verdict(False, "result", f"{case.step.module}.{case.function} — {err}"), None
-    expected, forms = (given() if callable(given) else given for given in (expected, forms))
-    verdict = evaluate_safely(case, calls, results, expected, forms)
-    return (warning_verdict(case.function, warned) if verdict.passed and warned else verdict), results
 
 
 def evaluate_safely(case, calls, results, expected, forms):

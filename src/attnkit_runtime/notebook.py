@@ -13,6 +13,7 @@ nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded)
 import hashlib
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import harness, stored
@@ -183,13 +184,11 @@ def _functions(module):
     return list(dict.fromkeys(spec["function"] for spec in COURSE["steps"][module]["public"]))
 
 
-def check(module):
-    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace.
-
-    The earlier steps' functions in the namespace are wrapped by a harness.CallLog while the checks run, so
-    an earlier step is named only when a failing case called it and it fails its own checks."""
-    namespace = sys._getframe(1).f_globals
-    hidden = find_hidden(COURSE["assignment"], COURSE["digest"])
+@contextmanager
+def earlier_steps_watched(module, namespace, hidden):
+    """(log, earlier_passes) for StepChecks of step `module`: while the block runs, the earlier steps'
+    functions in `namespace` are wrapped by the harness.CallLog `log`, and `earlier_passes(m)` runs step
+    m's own checks (once), so an earlier step is named only when a failing case called it and it fails."""
     earlier = {m: _functions(m) for m in COURSE["steps"][module]["depends_on"]}
     kept = {name: namespace[name] for names in earlier.values() for name in names if name in namespace}
     log, passes = harness.CallLog(), {}
@@ -201,9 +200,17 @@ def check(module):
 
     log.wrap_namespace(namespace, earlier)
     try:
-        checks = StepChecks(COURSE["steps"][module], namespace, log, earlier_passes).run_all(hidden)
+        yield log, earlier_passes
     finally:
         namespace.update(kept)  # the learner's own functions again, unwrapped
+
+
+def check(module):
+    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace."""
+    namespace = sys._getframe(1).f_globals
+    hidden = find_hidden(COURSE["assignment"], COURSE["digest"])
+    with earlier_steps_watched(module, namespace, hidden) as (log, earlier_passes):
+        checks = StepChecks(COURSE["steps"][module], namespace, log, earlier_passes).run_all(hidden)
     OUTCOMES[module] = checks.outcome
     checks.report([COURSE["steps"][m] for m in checks.blamed])
 

@@ -3,7 +3,11 @@ import pytest
 
 from .judge import exception_note
 from .ladder import NOT_WRITTEN
+from .messages import say
 from .status import Status
+
+
+BLAMED = "attnkit_blamed"  # a test's user property: the earlier steps its failure is blamed on (the release)
 
 
 def hide_kit_frame(excinfo):
@@ -15,18 +19,21 @@ def hide_kit_frame(excinfo):
     return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
-def report(result, calls, item):
+def report(result, calls, item, blame=""):
     """Show a CaseResult as pytest does best: a stub's NotImplementedError and a learner's exception are
     raised again (their traceback points at the learner's line; the exception gets the case as a note),
-    anything else that failed is a pytest failure with the teaching message. The test `item` keeps
-    whether the case is not written yet, for the ladder."""
+    anything else that failed is a pytest failure with the teaching message. `blame` (the release: the
+    earlier step a failing call used that fails its own tests) comes first. The test `item` keeps
+    whether the case is not written yet (for the ladder) and the earlier steps blamed."""
     __tracebackhide__ = hide_kit_frame
-    item.user_properties.append((NOT_WRITTEN, result.not_written))
+    item.user_properties += [(NOT_WRITTEN, result.not_written), (BLAMED, list(result.blamed))]
     if result.passed:
         return
     error = result.exception
-    if error is not None and (result.not_written or result.status is Status.ERROR):
+    if result.problem == "not_written" and not result.not_written:  # an earlier step's stub stopped the call
+        raise NotImplementedError(say("depends.stopped_there", blame=blame, error=error)) from None
+    if error is not None and (result.not_written or result.status is Status.ERROR) and not blame:
         if result.status is Status.ERROR and hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(exception_note(result.case, calls, result.diagnosis_text))
         raise error.with_traceback(error.__traceback__)
-    pytest.fail(result.message, pytrace=False)
+    pytest.fail(f"{blame}\n{result.message}" if blame else result.message, pytrace=False)
