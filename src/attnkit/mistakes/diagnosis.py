@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnkit_runtime import harness
-from attnkit_runtime.judge import call_named, compare, evaluate, pick
+from attnkit_runtime.judge import call_named, compare, evaluate
 
 from ..reference import reference_function
 from .catalogue import catalogue, describe
@@ -77,17 +77,15 @@ def outcomes(case, calls):
 
 def failing(case, calls, expected, forms):
     """[(code, Outcome)] of the mistakes that fail `case` on `calls` (judged against `expected`, or
-    `forms` for a property case), in diagnosis order: the error a mistake raises, or its outputs
-    (only the parts the case checks, as its picks take them)."""
+    `forms` for a property case), in diagnosis order: the error a mistake raises, or its outputs, every
+    part whole (as `diagnose` compares them: a stored mistake matches where the catalogue's does)."""
     found = []
     with np.errstate(all="ignore"):
         for code, outcome in outcomes(case, calls):
             if outcome.error:
                 found.append((code, outcome))
             elif not evaluate(case, calls, list(outcome.outputs), expected, forms).passed:
-                outputs = outcome.outputs if expected is None else tuple(
-                    {p: pick(r, p) for p in want} for r, want in zip(outcome.outputs, expected))
-                found.append((code, Outcome(outputs, ())))
+                found.append((code, outcome))
     return found
 
 
