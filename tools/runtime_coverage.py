@@ -69,6 +69,8 @@ def run_notebook(notebook, folder):
     in the notebook's own folder, as a kernel does; a failing test cell is shown, not fatal."""
     os.chdir(Path(notebook).parent)
     sys.path.insert(0, os.getcwd())
+    for name in [m for m in sys.modules if m.split(".")[0] == "attnkit_runtime"]:  # the kit's own copy: the
+        del sys.modules[name]  # notebook imports the course's, beside it
     nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
     steps = {s.module: s for s in manifest.steps()}
     namespace = {"__name__": "__main__"}
