@@ -287,7 +287,8 @@ def test_the_release_has_the_step(kit, tmp_path):
     for rel in (f"exercises/{MODULE}.py", f"exercises/test_{MODULE}.py", f"lessons/en/{MODULE}.md",
                 f"lessons/zh/{MODULE}.md"):
         assert (out / rel).is_file(), rel
-    assert "repeat_kv_two_groups" in (out / f"exercises/test_{MODULE}.py").read_text(encoding="utf-8")
+    assert f"case_test({MODULE!r}, 'repeat_kv')" in (out / f"exercises/test_{MODULE}.py").read_text(encoding="utf-8")
+    assert "repeat_kv_two_groups" in (out / "runtime/attnkit_runtime/data/course.json").read_text(encoding="utf-8")
     checked = kit.attnkit("release", "--check", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     on_stub = _release_pytest(out)

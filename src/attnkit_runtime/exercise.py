@@ -13,7 +13,6 @@ that imports earlier steps runs on the learner's own versions of them, their fun
 `harness.CallLog`: when the failing call used one of them and that step does not pass its own public
 cases, the failure says so and names the step to fix first.
 """
-import inspect
 import json
 import sys
 import types
@@ -74,9 +73,11 @@ LOG = harness.CallLog()
 
 
 def _recorded(dep, module):
-    """The learner's earlier step `dep` as a later step imports it: its functions recorded by LOG."""
+    """The learner's earlier step `dep` as a later step imports it: its graded functions recorded by LOG
+    (not the provided helpers a later step's provided code calls, which are the kit's)."""
+    graded = LAYOUT.step(dep).functions
     wrapped = types.ModuleType(module.__name__, module.__doc__)
-    wrapped.__dict__.update({name: LOG.wrap(dep, value) if inspect.isfunction(value) else value
+    wrapped.__dict__.update({name: LOG.wrap(dep, value) if name in graded and callable(value) else value
                              for name, value in vars(module).items()})
     return wrapped
 

@@ -19,7 +19,7 @@ COLUMNS = 100  # the widest line of the hidden concepts' list, in terminal colum
 CORE_TRACK = "core"  # manifest.DEFAULT_TRACK: the extension's steps wait until the core is done
 
 
-NOT_WRITTEN = "attnkit_not_written"  # a test's user property: its case failed on a stub's NotImplementedError
+NOT_WRITTEN = "attnkit_not_written"  # a test's user property: a stub's NotImplementedError stopped its case
 
 
 @dataclass

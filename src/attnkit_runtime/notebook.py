@@ -75,6 +75,7 @@ class StepChecks:
         self.failures = []  # (visibility, concept, text, the learner's raising frames or None)
         self.not_written = {}  # NotImplementedError message -> whether it is this step's own, once each
         self.blamed = {}  # the earlier steps (modules) failing cases called that fail their own checks
+        self.blamed_failures = 0  # failures of cases that called one of them, told by one pointer to it
 
     def run(self, spec, visibility="public"):
         """Run one case (in the stored form of `stored.py`, made by the course builder) on the learner's
@@ -85,19 +86,21 @@ class StepChecks:
         judged = self._judge(case, spec, calls)
         if judged is None:
             return
-        message, raised_at = judged
+        message, raised_at, blamed = judged
         if not message:
             self.counts[visibility][0] += 1
+        elif blamed:  # it ran on a failing earlier step it called: the pointer to that step says it (report)
+            self.blamed_failures += 1
         else:
             self.failures.append((visibility, pick(case.concept), message, raised_at))
 
     def _judge(self, case, spec, calls):
-        """(the teaching message, "" when the case passed; where the learner's code raised or None), or None
-        for a function not written yet."""
+        """(the teaching message, "" when the case passed; where the learner's code raised or None; whether
+        an earlier step is blamed), or None for a function not written yet."""
         fn = self.namespace.get(case.function)
         if not callable(fn):
             return teaching_message(case, calls, Verdict(False, "missing", f"{case.function}() is not defined: run "
-                                    "this step's solution cell first, and keep the function's name and signature")), None
+                                    "this step's solution cell first, and keep the function's name and signature")), None, False
         outcome = harness.call_case(fn, case, calls, self.log, seconds=0)  # nbgrader's cell timeout is the limit
         result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"]), case.forms,
                                        stored.StoredMistakes({case.name: spec["mistakes"]}), self.earlier_passes)
@@ -108,8 +111,9 @@ class StepChecks:
         if outcome.ending == Ending.RAISED:  # the message shows where in the learner's code it raised
             frames = their_frames(outcome.exception)
             verdict = Verdict(False, "exception", exception_text(outcome.exception, frames))
-            return teaching_message(case, calls, verdict, result.diagnosis_text), (outcome.error_type, *frames)
-        return result.message, None
+            return (teaching_message(case, calls, verdict, result.diagnosis_text), (outcome.error_type, *frames),
+                    bool(result.blamed))
+        return result.message, None, bool(result.blamed)
 
     def run_all(self, hidden):
         """The step's public cases, then its hidden ones (`hidden`: the hidden-cases file's data, or None)."""
@@ -122,7 +126,7 @@ class StepChecks:
     @property
     def outcome(self):
         """"passed", "failed" or "not_started" (every failure a stub's NotImplementedError)."""
-        if self.failures:
+        if self.failures or self.blamed_failures:
             return "failed"
         return "not_started" if self.not_written else "passed"
 
@@ -144,7 +148,8 @@ class StepChecks:
         """The summary and messages; raises StepFailed / StepNotWritten when not everything passed.
 
         `blockers`: earlier steps (dicts) that this step's failing cases called and that do not pass their
-        own checks: they are named first, then this step's failures with their likely mistakes.
+        own checks: they are named first, in place of the failures of the cases that called them; the
+        other failures follow with their likely mistakes.
         """
         (public_ok, public_run), (hidden_ok, hidden_run) = self.counts["public"], self.counts["hidden"]
         lines = [text("summary", module=self.module, public_ok=public_ok, public_run=public_run)
@@ -157,7 +162,7 @@ class StepChecks:
             return
         own = [t for t, mine in self.not_written.items() if mine] or ([] if blockers else list(self.not_written))
         pointers = [blocked_by(blockers)] if blockers else []
-        if not self.failures:  # only stubs' NotImplementedError: what to write first, then what to fix
+        if not self.failures and not self.blamed_failures:  # only stubs' NotImplementedError: what to write first
             raise StepNotWritten("\n\n".join([*own, *pointers]))
         lines += ["\n" + text("not_written", text=t) for t in own] + ["\n" + p for p in pointers]
         shown, rest = self._shown_and_rest()

@@ -26,13 +26,14 @@ def report(result, calls, item, blame=""):
     earlier step a failing call used that fails its own tests) comes first. The test `item` keeps
     whether the case is not written yet (for the ladder) and the earlier steps blamed."""
     __tracebackhide__ = hide_kit_frame
-    item.user_properties += [(NOT_WRITTEN, result.not_written), (BLAMED, list(result.blamed))]
+    stopped_on_a_stub = result.problem == "not_written"  # this step's stub, or an earlier one's it called
+    item.user_properties += [(NOT_WRITTEN, stopped_on_a_stub), (BLAMED, list(result.blamed))]
     if result.passed:
         return
     error = result.exception
     if result.problem == "not_written" and not result.not_written:  # an earlier step's stub stopped the call
         raise NotImplementedError(say("depends.stopped_there", blame=blame, error=error)) from None
-    if error is not None and (result.not_written or result.status is Status.ERROR) and not blame:
+    if result.not_written or (error is not None and result.status is Status.ERROR and not blame):
         if result.status is Status.ERROR and hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(exception_note(result.case, calls, result.diagnosis_text))
         raise error.with_traceback(error.__traceback__)
