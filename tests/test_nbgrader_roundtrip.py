@@ -255,8 +255,10 @@ def test_no_hidden_case_reaches_autograded_or_feedback_files(course):
         assert {p.name for p in files if FOLDER not in p.parts} <= {"attention.ipynb", "attention.html", "timestamp.txt"}
         for path in files:
             student, *inside = path.relative_to(root / folder).parts
-            if FOLDER in inside:  # the source's copy of the runtime, nothing else
+            if FOLDER in inside and "__pycache__" not in inside:  # the source's copy of the runtime, nothing else
                 assert path.read_bytes() == (root / "source" / Path(*inside)).read_bytes(), path
+            # (beside them, Python's bytecode cache of those same files, written when the notebook imported
+            # them, unless PYTHONDONTWRITEBYTECODE is set: a bare environment writes it)
     for html in (root / "feedback").rglob("*.html"):
         text = html.read_text()
         assert not [c.name for c in cases_for(visibility="hidden") if c.name in text]
