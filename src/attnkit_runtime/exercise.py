@@ -116,12 +116,12 @@ def passes_own_tests(step_module, folder):
         return False
 
 
-def fix_first(step, folder, failing, error_text=""):
+def fix_first(step, folder, failing):
     """The sentence naming the earlier step to fix first among `failing` (modules that do not pass their own
-    tests), the one `error_text` (the error the learner's call stopped on) names first; "" when none."""
+    tests, in the order the learner's calls first used them); "" when none."""
     if not failing:
         return ""
-    earlier = LAYOUT.step(next((dep for dep in failing if f"({dep}." in error_text), min(failing)))
+    earlier = LAYOUT.step(failing[0])
     return say("depends.fix_first", earlier=earlier.number, step=step.number, file=earlier.filename, folder=folder.name)
 
 
@@ -143,7 +143,7 @@ def check(case, spec, request):
         failure = None
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
-    report(result, calls, request.node, fix_first(step, folder, result.blamed, outcome.error))
+    report(result, calls, request.node, fix_first(step, folder, result.blamed))
 
 
 def case_test(module, function):
