@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from . import checks
+from .catalogue_diagnosis import CATALOGUE
 from attnkit_runtime import harness
 from .cases import cases_for
 from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function, load_failure
@@ -26,27 +27,6 @@ _module = StepLoader(learner_step)
 def learner_folder(config, test_path):
     """Where the code under test lives: solutions/ with --solutions, else the test file's folder."""
     return SOLUTIONS_DIR if config.getoption(SOLUTIONS_OPTION) else Path(test_path).resolve().parent
-
-
-class _Catalogue(harness.Diagnosis):
-    """The mistake catalogue, imported only when a case failed (it takes a second to load)."""
-
-    @staticmethod
-    def _loaded():
-        from .mistakes import CATALOGUE
-        return CATALOGUE
-
-    def of_results(self, case, calls, results):
-        return self._loaded().of_results(case, calls, results)
-
-    def of_error(self, case, error_type, error):
-        return self._loaded().of_error(case, error_type, error)
-
-    def describe(self, code):
-        return self._loaded().describe(code)
-
-
-CATALOGUE = _Catalogue()
 
 
 def check_case(case, folder, item, full_arrays=False):

@@ -13,19 +13,17 @@ cases pay is attnkit.credit's rule: a function's public and property cases only 
 hidden value case.
 """
 import functools
-import threading
 import time
 from dataclasses import dataclass, field, replace
 
-from .. import credit, mistakes
+from .. import credit
+from ..catalogue_diagnosis import CATALOGUE
 from attnkit_runtime import harness, judge
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.i18n import pick
 from attnkit_runtime.messages import say
 from attnkit_runtime.status import Status
 from .sandbox_types import Stopped
-
-_DIAGNOSIS_LOCK = threading.Lock()  # diagnosis builds its tables lazily, loading modules (not thread-safe)
 
 
 @dataclass(frozen=True)
@@ -123,24 +121,6 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
                   {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
 
 
-class _Catalogue(harness.Diagnosis):
-    """The harness's diagnosis by the kit's mistake catalogue."""
-
-    def of_results(self, case, calls, results):
-        with _DIAGNOSIS_LOCK:
-            return mistakes.diagnose(case, calls, results)
-
-    def of_error(self, case, error_type, error):
-        with _DIAGNOSIS_LOCK:
-            return mistakes.diagnose_exception(case, error_type, error)
-
-    def describe(self, code):
-        return mistakes.describe(code)
-
-
-_CATALOGUE = _Catalogue()
-
-
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
@@ -161,7 +141,7 @@ def _judge(plan, planned, results, problem, missing):
                                                 list(r.warnings), list(r.modified), (), r.exc_type, r.error)
                                 for r in calls])
     judged = functools.partial(harness.judge_outcome, case, planned.calls, outcome, planned.expected, planned.forms,
-                               _CATALOGUE)
+                               CATALOGUE)
     verdict = (plan.remembered(planned, outcome.results, judged)
                if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message

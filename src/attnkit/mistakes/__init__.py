@@ -7,8 +7,8 @@ whose output (or error) on a case's calls matches the learner's; `describe` is t
 (`descriptions`: in every language, for what a release or a notebook stores).
 """
 from .catalogue import Mistake, catalogue, describe, descriptions
-from .diagnosis import CATALOGUE, Outcome, diagnose, diagnose_exception, failing, outcomes
+from .diagnosis import Outcome, diagnose, diagnose_exception, failing, outcomes
 from .worlds import mistaken_function, slip_overrides, slip_step, variants
 
-__all__ = ["CATALOGUE", "Mistake", "Outcome", "catalogue", "describe", "descriptions", "diagnose", "diagnose_exception", "failing",
+__all__ = ["Mistake", "Outcome", "catalogue", "describe", "descriptions", "diagnose", "diagnose_exception", "failing",
            "mistaken_function", "outcomes", "slip_overrides", "slip_step", "variants"]

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnkit_runtime import harness
 from attnkit_runtime.judge import call_named, compare, evaluate
 
 from ..reference import reference_function
-from .catalogue import catalogue, describe
+from .catalogue import catalogue
 from .worlds import variants
 
 
@@ -174,20 +173,3 @@ def diagnose_exception(case, exc_type, message):
         if error_type == name and error_message and error_message in str(message):
             return code
     return None
-
-
-class CatalogueDiagnosis(harness.Diagnosis):
-    """The harness's diagnosis in the kit (the checkout's public tests, the grader): the catalogue's own
-    mistakes are run on the case's calls and compared with the learner's results or error."""
-
-    def of_results(self, case, calls, results):
-        return diagnose(case, calls, results)
-
-    def of_error(self, case, error_type, error):
-        return diagnose_exception(case, error_type, error)
-
-    def describe(self, code):
-        return describe(code)
-
-
-CATALOGUE = CatalogueDiagnosis()

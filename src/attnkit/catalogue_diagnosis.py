@@ -1,0 +1,33 @@
+"""The harness's diagnosis in the kit (the checkout's public tests, the grader): the mistake catalogue.
+
+The catalogue is imported at the first failure (it takes a second to load; a passing run never pays
+it), and its tables, built lazily, are built under one lock (the grader judges in threads).
+"""
+import threading
+
+from attnkit_runtime import harness
+
+
+class CatalogueDiagnosis(harness.Diagnosis):
+    """The catalogue's own mistakes, run on the case's calls and compared with the learner's results or error."""
+
+    _lock = threading.Lock()
+
+    @staticmethod
+    def _mistakes():
+        from . import mistakes
+        return mistakes
+
+    def of_results(self, case, calls, results):
+        with self._lock:
+            return self._mistakes().diagnose(case, calls, results)
+
+    def of_error(self, case, error_type, error):
+        with self._lock:
+            return self._mistakes().diagnose_exception(case, error_type, error)
+
+    def describe(self, code):
+        return self._mistakes().describe(code)
+
+
+CATALOGUE = CatalogueDiagnosis()
