@@ -8,10 +8,12 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
-from attnkit.grader import file_names
+from attnkit.grader import feedback_grids, file_names
 from attnkit.grader.bench import copy_solutions
 from attnkit.paths import EXERCISES_DIR
 from grading_support import plan, rendered_markdown, run_cli
@@ -20,8 +22,22 @@ from test_class_report import CHROMIUM, open_in_chromium
 MASK = ("step3_masks.py", "return j <= past + i", "return j < past + i")  # mask_diagonal_excluded
 SOFTMAX = ("step4_softmax.py", "E = np.exp(S - row_max)", "E = np.exp(S)")  # softmax_unstable
 HOSTILE_TYPE = "</pre><img src=x onerror=alert(1)><script>alert(2)</script>"
-HOSTILE = [("step5_values.py", "return P @ V", f"print('<script>alert(3)</script>')\n    return type({HOSTILE_TYPE!r}, (), {{}})()"),
+HOSTILE = [("step5_values.py", "return P @ V",
+            f"print('<script>alert(3)</script>')\n    return type({HOSTILE_TYPE!r}, (), {{}})()"),
            ("step2_scores.py", "return kq / math.sqrt(d_h)", "raise ValueError('<iframe src=javascript:alert(4)>')")]
+
+
+def test_a_grid_is_the_window_around_the_first_difference_of_its_2d_slice():
+    case = SimpleNamespace(public=True, tolerance={"atol": 1e-6, "rtol": 1e-6})
+    want = np.full((2, 20, 20), 0.05)
+    got = want.copy()
+    got[1, 5, 7] = 0.5
+    grid = feedback_grids.grid(case, [{}], [{"P": got}], [{"P": want}])
+    assert (grid["label"], grid["where"], grid["shape"], grid["heat"]) == ("P", "[1, 0:12, 1:13]", [2, 20, 20], True)
+    assert len(grid["expected"]) == len(grid["got"]) == 12 and len(grid["got"][0]) == 12
+    assert [(r, c) for r, row in enumerate(grid["differ"]) for c, d in enumerate(row) if d] == [(5, 6)]
+    assert feedback_grids.grid(SimpleNamespace(**{**vars(case), "public": False}), [{}], [{"P": got}], [{"P": want}]) is None
+    assert feedback_grids.grid(case, [{}], [{"P": got[0]}], [{"P": want}]) is None  # a wrong shape: no picture
 
 
 def _edited(target, *edits):

@@ -61,7 +61,8 @@ def _spread_bars(summary):
     span, count = _W - _LABEL - 20, summary.count
 
     def row(k, p):
-        y, x, parts = 30 + k * _ROW, float(_LABEL), [_text(_LABEL - 6, 45 + k * _ROW, f"{p.step} (mean {p.mean:.3g} / {p.worth:g})", 12, "end")]
+        y, x = 30 + k * _ROW, float(_LABEL)
+        parts = [_text(_LABEL - 6, y + 15, f"{p.step} (mean {p.mean:.3g} / {p.worth:g})", 12, "end")]
         for n, colour in zip(p.counts, _SPREAD_COLOURS):
             width = span * n / count
             parts.append(_rect(x, y + 3, width, _ROW - 8, colour))

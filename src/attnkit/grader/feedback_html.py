@@ -63,9 +63,9 @@ def grids(grid):
     caption = say("feedback.grid_caption", part=part, shape=tuple(grid["shape"]))
     if grid["heat"]:
         caption += " " + say("feedback.heat_caption")
-    return (f'<div class="pair"><div><b>{e(say("compare.expected"))}</b>{_table(grid["expected"], grid["differ"], grid["heat"])}'
-            f'</div><div><b>{e(say("compare.got"))}</b>{_table(grid["got"], grid["differ"], grid["heat"])}</div></div>'
-            f'<p class="cap">{e(caption)}</p>')
+    sides = "".join(f'<div><b>{e(say(word))}</b>{_table(grid[side], grid["differ"], grid["heat"])}</div>'
+                    for word, side in (("compare.expected", "expected"), ("compare.got", "got")))
+    return f'<div class="pair">{sides}</div><p class="cap">{e(caption)}</p>'
 
 
 def page(graded, student, cases, reveal_hidden=False):
