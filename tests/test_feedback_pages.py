@@ -3,6 +3,7 @@ shaded), one line for an unwritten step, each hint once per step, tables for pub
 text escaped; opened in a real headless Chromium (a mask mistake and a softmax mistake), in English and
 Chinese. The Markdown keeps the same content as text."""
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -14,6 +15,8 @@ import numpy as np
 import pytest
 
 from attnkit.grader import feedback_grids, file_names
+from attnkit.grader import grade
+from attnkit_runtime.status import Status
 from attnkit.grader.bench import copy_solutions
 from attnkit.paths import EXERCISES_DIR
 from grading_support import plan, rendered_markdown, run_cli
@@ -38,6 +41,17 @@ def test_a_grid_is_the_window_around_the_first_difference_of_its_2d_slice():
     assert [(r, c) for r, row in enumerate(grid["differ"]) for c, d in enumerate(row) if d] == [(5, 6)]
     assert feedback_grids.grid(SimpleNamespace(**{**vars(case), "public": False}), [{}], [{"P": got}], [{"P": want}]) is None
     assert feedback_grids.grid(case, [{}], [{"P": got[0]}], [{"P": want}]) is None  # a wrong shape: no picture
+
+
+def test_a_grid_is_kept_in_the_results_store_so_a_rerun_draws_it_again():
+    case = SimpleNamespace(public=True, tolerance={"atol": 1e-6, "rtol": 1e-6})
+    want, got = np.array([[0.5, -np.inf]]), np.array([[np.nan, -np.inf]])
+    grid = feedback_grids.grid(case, [{}], [{"S": got}], [{"S": want}])
+    test = grade.TestResult("t", "step4_softmax", 0.0, 1.0, Status.FAILED, "wrong", None, True, grid=grid)
+    graded = grade.Graded("sub", 0.0, 1.0, [test], {"step4_softmax": (0.0, 1.0)})
+    again = grade.Graded.from_record(json.loads(json.dumps(graded.as_record())), {"t"})
+    assert repr(again.tests[0].grid) == repr(grid) and grid["differ"] == [[True, False]]
+    assert "grid" not in json.dumps(graded.as_spec())  # the SPEC's JSON is unchanged
 
 
 def _edited(target, *edits):
@@ -111,6 +125,8 @@ def test_an_unwritten_step_is_one_line_and_each_hint_is_given_once_per_step(page
     for step, part in sections.items():
         assert part.count("is not written yet") == 1, step
     assert re.search(r"Step 1 is not written yet \(\d+ tests\)", stub)
+    for step, part in sections.items():  # the step's lesson, once; not each case's section (a hidden case's too)
+        assert re.findall(r"<li>read: (.*?)</li>", part) == [f"lessons/en/{step}.md"], step
     page = pages["mia"][".html"].read_text(encoding="utf-8")
     for step, part in _sections(page).items():
         hints = re.findall(r"<li>(hint: .*?)</li>", part)

@@ -9,6 +9,7 @@ diagnosis (with what their failing tests check), and those who left steps unwrit
 learner text, escaped.
 """
 import html
+import re
 
 from .class_report import SPREAD, ClassSummary, tally_text
 from .terminal import printable
@@ -83,18 +84,23 @@ def _figure(name, caption, height, parts):
             + "".join(parts) + "</svg></figure>")
 
 
+def _breakable(text):
+    """Escaped `text` that may wrap after each `/` and `#` (a lesson path is one long word otherwise)."""
+    return "".join(e(piece) + ("<wbr>" if piece in ("/", "#") else "") for piece in re.split(r"([/#])", str(text)))
+
+
 def _table(headers, rows, empty):
     """An HTML table of text rows (escaped here), or the sentence `empty` when there is none."""
     if not rows:
         return f"<p>{e(empty)}</p>"
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
-    return f"<table><tr>{head}</tr>" + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>"
+    return f"<table><tr>{head}</tr>" + "".join("<tr>" + "".join(f"<td>{_breakable(c)}</td>" for c in row) + "</tr>"
                                              for row in rows) + "</table>"
 
 
 def _help_tables(s):
-    mistakes = _table(("students", "mistake", "what it is", "reteach", "who"),
-                      [(m.students, m.code, m.summary, m.lesson, ", ".join(m.who)) for m in s.mistakes],
+    mistakes = _table(("students", "mistake", "who", "what it is", "reteach"),
+                      [(m.students, m.code, ", ".join(m.who), m.summary, m.lesson) for m in s.mistakes],
                       "No known mistake was made.")
     stopped = _table(("student", "score", "steps: tests that raised, crashed or ran out of time"),
                      [(st.who, f"{st.score:.4g}", "; ".join(f"{step}: {tally_text(t)}" for step, t in st.steps))
@@ -119,7 +125,7 @@ def page(summary: ClassSummary, title="attnkit class report"):
                               "Known mistakes: students who made each")
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{e(title)}</title><style>'
             "body{font-family:sans-serif;max-width:60em;margin:1em auto}figure{margin:1em 0}"
-            "table{border-collapse:collapse}td,th{padding:.2em .6em;text-align:left;vertical-align:top;"
-            "border-bottom:1px solid #ddd}</style></head><body>\n"
+            "table{border-collapse:collapse;width:100%}td,th{padding:.2em .6em;text-align:left;vertical-align:top;"
+            "border-bottom:1px solid #ddd;overflow-wrap:break-word}th{white-space:nowrap}</style></head><body>\n"
             f"<h1>{e(title)}</h1>\n{histogram}\n{groups}\n{ranked}\n{_spread_bars(s)}\n{_help_tables(s)}\n"
             "</body></html>\n")

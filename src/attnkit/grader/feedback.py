@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from .. import mistakes
 from attnkit_runtime import judge
-from attnkit_runtime.i18n import pick
 from attnkit_runtime.messages import say
 from attnkit_runtime.status import Status
 from .terminal import printable
@@ -91,7 +90,7 @@ def _step(module, score, worth, failed, cases, reveal_hidden):
         case, status = cases[test.name], status_word(test.status)
         if test.not_written:
             unwritten[case.function] = unwritten.get(case.function, 0) + 1
-            notes["read"][say("teach.read", where=pick(case.read))] = None
+            notes["read"][say("teach.read", where=case.step.read)] = None  # the step's lesson: a hidden case's is its own
             continue
         description = mistakes.describe(test.diagnosis) if test.diagnosis else ""
         any_hidden = any_hidden or not test.public
