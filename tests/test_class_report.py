@@ -1,5 +1,7 @@
-"""The class report (issue 10, point 5): the terminal summary after a batch, `attnkit report`, and its
-HTML page opened in a real headless Chromium (screenshot: the three plots drew their bars; no console error)."""
+"""The class report: the terminal summary after a batch, `attnkit report`, and its HTML page opened in a real
+headless Chromium (screenshot: each of the four plots drew its bars; no console error). The class holds each
+kind of submission the report sorts: correct, known mistakes, a mistake no diagnosis names, a crash, an
+exception, a hang and an untouched copy of the stubs; the report names the students of each group."""
 import json
 import shutil
 import subprocess
@@ -7,9 +9,10 @@ from collections import Counter
 
 import pytest
 
-from attnkit.grader import class_report
-from attnkit.grader.bench import EDITS, copy_solutions
+from attnkit.grader import class_report, class_report_html
+from attnkit.grader.bench import EDITS, HANG, copy_solutions
 from attnkit.grader.class_report_html import COLOURS
+from attnkit.paths import EXERCISES_DIR
 from grading_support import run_cli
 from png_support import read_png
 
@@ -40,25 +43,67 @@ def test_an_empty_batch_is_refused_with_a_reason():
         class_report.summarize([])
 
 
+CRASH = ("step5_values.py", "return P @ V", "__import__('os').abort()")  # the sandbox's child dies: an error
+RAISE = ("step6_head.py", "S = scale_scores(kq, D_h) + M", "raise RuntimeError('lost')")  # an error of its own
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    """Four submissions (one correct, three with known mistakes) graded in text mode and to --json."""
+    """A class graded in text mode and to --json: one correct, known mistakes (scale_missing twice, scale_by_d),
+    one mistake no diagnosis names (EDITS[8]), one that crashes, one that raises, one that hangs, one untouched."""
     root = tmp_path_factory.mktemp("class")
-    subs = [str(copy_solutions(root / f"s{k}", edit)) for k, edit in enumerate((None, EDITS[0], EDITS[1], EDITS[0]))]
-    text = run_cli("grade", *subs, "--jobs", "2")
-    lines = run_cli("grade", *subs, "--json", "--jobs", "2")
+    edits = {"s0": None, "s1": EDITS[0], "s2": EDITS[1], "s3": EDITS[0], "odd": EDITS[8], "crash": CRASH,
+             "raises": RAISE, "hangs": HANG}
+    subs = [str(copy_solutions(root / name, edit)) for name, edit in edits.items()]
+    subs.append(str(shutil.copytree(EXERCISES_DIR, root / "stub", ignore=shutil.ignore_patterns("__pycache__"))))
+    options = ("--jobs", "2", "--call-seconds", "8", "--out", str(root / "store"))  # 8 s: no honest call times out
+    text = run_cli("grade", *subs, *options)
+    lines = run_cli("grade", *subs, "--json", *options)  # the stored grades, so both runs report the same
     assert text.returncode == 0 and lines.returncode == 0, text.stderr + lines.stderr
     results = root / "results.jsonl"
     results.write_text(lines.stdout, encoding="utf-8")
-    return {"root": root, "text": text.stdout, "results": results}
+    return {"root": root, "text": text.stdout, "results": results, "grades": [json.loads(x) for x in lines.stdout.splitlines()]}
+
+
+def _section(text, heading):
+    """The lines of the class report under the line starting with `heading`, up to the next heading."""
+    lines = text[text.index("class report:"):].splitlines()
+    start = next(k for k, line in enumerate(lines) if line.strip().startswith(heading))
+    end = next((k for k in range(start + 1, len(lines)) if not lines[k].startswith("    ")), len(lines))
+    return lines[start + 1:end]
 
 
 def test_a_batch_ends_with_the_class_summary(batch):
     summary = batch["text"][batch["text"].index("class report:"):]
-    assert summary.startswith("class report: 4 submissions")
-    assert "mean points per step:" in summary
-    ranked = [line.split()[:2] for line in summary.splitlines() if "scale_" in line]
+    assert summary.startswith("class report: 9 submissions")
+    ranked = [line.split()[:2] for line in _section(summary, "known mistakes") if "scale_" in line]
     assert ranked == [["2", "scale_missing"], ["1", "scale_by_d"]]
+
+
+def test_the_report_says_who_needs_help_by_name(batch):
+    text = batch["text"]
+    known = _section(text, "known mistakes")
+    assert known[known.index(next(x for x in known if "scale_missing" in x)) + 1].strip() == "s1, s3"
+    assert "#" * 30 in known[0]  # the most made mistake has the longest bar, whatever the class size
+    stopped = {line.split()[0]: line for line in _section(text, "errors and timeouts")}
+    assert sorted(stopped) == ["crash", "hangs", "raises"]
+    assert "step5_values" in stopped["crash"] and "error" in stopped["crash"]
+    assert "step4_softmax" in stopped["hangs"] and "timeout" in stopped["hangs"]
+    assert "step6_head" in stopped["raises"] and "error" in stopped["raises"]
+    unexplained = _section(text, "points lost with no known diagnosis")
+    assert unexplained[0].startswith("    odd (") and unexplained[1].startswith("      step5_values: ")
+    assert "P @ V" in unexplained[1] or len(unexplained[1]) > 30  # what the failing tests check, in words
+    assert [line.split(":")[0].strip() for line in _section(text, "steps not written yet")] == ["stub"]
+    assert "step1_projection, step2_scores" in _section(text, "steps not written yet")[0]
+    groups = {line[:25].strip(): int(line[25:29]) for line in _section(text, "who lost points")}
+    assert groups == {"known mistake": 3, "error or timeout": 3, "no known diagnosis": 1, "step not written": 1}
+
+
+def test_each_step_spreads_the_whole_class_over_its_buckets(batch):
+    summary = class_report.summarize(batch["grades"])
+    assert all(sum(p.counts) == 9 for p in summary.steps)
+    head = next(p for p in summary.steps if p.step == "step6_head")
+    assert head.counts[0] >= 2 and head.counts[3] >= 5  # the stub and the raising one get none of step 6
 
 
 def test_report_command_prints_the_same_summary_and_writes_a_page(batch):
@@ -67,7 +112,17 @@ def test_report_command_prints_the_same_summary_and_writes_a_page(batch):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(batch["text"][batch["text"].index("class report:"):].rstrip("\n"))
     text = page.read_text(encoding="utf-8")
-    assert text.count("<svg") == 3 and "<script" not in text and "http" not in text.replace("http://www.w3.org/2000/svg", "")
+    assert text.count("<svg") == 4 and "<script" not in text and "http" not in text.replace("http://www.w3.org/2000/svg", "")
+    for name in ("s1, s3", "crash", "hangs", "raises", "odd", "stub"):
+        assert f"<td>{name}" in text.replace("<wbr>", ""), name
+
+
+def test_students_names_are_escaped_in_the_page_and_the_terminal():
+    grade = {**_grade(50.0, ["scale_missing"]), "name": "<img src=x onerror=alert(1)>\x1b[2J"}
+    s = class_report.summarize([grade])
+    page = class_report_html.page(s)
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;\\x1b[2J" in page
+    assert "\x1b" not in class_report.text(s) and "\\x1b[2J" in class_report.text(s)
 
 
 def test_report_names_the_line_that_is_not_a_grade(tmp_path):
@@ -77,13 +132,14 @@ def test_report_names_the_line_that_is_not_a_grade(tmp_path):
     assert proc.returncode == 2 and "line 2" in proc.stderr and "max_score" in proc.stderr
 
 
-def _open_in_chromium(page, tmp_path):
-    """(pixels of a screenshot, console messages) of `page` in headless Chromium."""
+def open_in_chromium(page, tmp_path, height=1100):
+    """(pixels of a screenshot, console messages) of `page` in headless Chromium; the screenshot is kept
+    as tmp_path/shot.png."""
     shot = tmp_path / "shot.png"
     proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
                            f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-                           "--window-size=800,1100", f"--screenshot={shot}", page.as_uri()],
+                           f"--window-size=800,{height}", f"--screenshot={shot}", page.as_uri()],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and shot.exists(), proc.stderr[-2000:]
     console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
@@ -94,7 +150,7 @@ def _open_in_chromium(page, tmp_path):
 def test_the_page_renders_its_plots_in_chromium_without_console_errors(batch, tmp_path):
     page = batch["root"] / "report-browser.html"
     assert run_cli("report", str(batch["results"]), "--html", str(page)).returncode == 0
-    pixels, console = _open_in_chromium(page, tmp_path)
+    pixels, console = open_in_chromium(page, tmp_path, height=1700)
     assert console == []
     counts = Counter(p for row in pixels for p in row)
     assert counts.most_common(1)[0][1] < 0.97 * len(pixels) * len(pixels[0])  # not a blank page
@@ -107,5 +163,5 @@ def test_the_page_renders_its_plots_in_chromium_without_console_errors(batch, tm
 def test_the_console_check_sees_a_script_error(tmp_path):
     page = tmp_path / "broken.html"
     page.write_text("<html><body><script>no_such_function();</script></body></html>", encoding="utf-8")
-    _, console = _open_in_chromium(page, tmp_path)
+    _, console = open_in_chromium(page, tmp_path)
     assert any("no_such_function" in line for line in console)

@@ -58,7 +58,8 @@ def journal_path(args):
 
 def run(args):
     from .cases import public_only_notice
-    from .grader import batch, class_report, feedback, file_names, report_csv, report_gradescope, report_text, students
+    from .grader import (batch, class_report, feedback, feedback_html, file_names, report_csv, report_gradescope,
+                         report_text, students)
     from .grader.atomic import write_text
     from .grader.grade import points_split
     from .grader.journal import Journal
@@ -101,6 +102,7 @@ def run(args):
     show_progress = (args.progress or sys.stderr.isatty()) and len(args.paths) > 1
     progress = batch.Progress(len(args.paths)) if show_progress else None
     graded_so_far = {}
+    rows = {}  # submission path: its --json object, which the class report reads too
     csv_written = [0.0]
 
     def write_csv(final=False):
@@ -117,7 +119,7 @@ def run(args):
                                         args.reveal_hidden)
             if args.feedback:
                 stem = Path(args.feedback) / feedback_stems[graded.submission]
-                for suffix, render in ((".md", feedback.markdown), (".html", feedback.html_page)):
+                for suffix, render in ((".md", feedback.markdown), (".html", feedback_html.page)):
                     write_text(f"{stem}{suffix}", render(graded, who, plan.case_named, args.reveal_hidden))
         except Exception as err:  # noqa: BLE001 - one student's files must not stop the batch
             not_written[graded.submission] = f"{type(err).__name__}: {str(err)[:200]}"
@@ -125,10 +127,9 @@ def run(args):
     def on_graded(graded, skipped):
         graded_so_far[graded.submission] = graded
         who = students.student(graded.submission, roster)
+        rows[graded.submission] = _row(graded, who, roster)
         if args.json:
-            named = {"name": who.name} if roster is not None else {}
-            row = {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation}
-            sys.stdout.write(json.dumps(row) + "\n")
+            sys.stdout.write(json.dumps(rows[graded.submission]) + "\n")
         else:
             if skipped:
                 print(f"{printable(graded.submission, keep='')}: already graded and unchanged since "
@@ -163,9 +164,17 @@ def run(args):
     if roster is not None:
         _report_roster_gaps(*students.roster_gaps(args.paths, roster))
     if not args.json and len(graded_so_far) >= 2:
-        ordered = [graded_so_far[n].as_spec() for n in args.paths if n in graded_so_far]
+        ordered = [rows[n] for n in args.paths if n in rows]
         print(class_report.text(class_report.summarize(ordered)))
     return 2 if unreadable or not_written else 0
+
+
+def _row(graded, who, roster):
+    """The --json object of a submission: the SPEC grade, its student, the isolation, and the tests of
+    steps not written yet (the class report tells them from wrong answers)."""
+    named = {"name": who.name} if roster is not None else {}
+    return {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation,
+            "not_written": [t.name for t in graded.tests if t.not_written]}
 
 
 def _report_roster_gaps(without_row, without_submission):

@@ -412,12 +412,17 @@ def teaching_message(case, calls, verdict, diagnosis_text="", full_arrays=None):
     if verdict.detail and full_arrays is not None:
         lines += ["  " + line for line in verdict.detail.split("\n")] if full_arrays else \
                  ["  " + say("teach.whole_arrays")]
-    if diagnosis_text:
-        lines.append("  " + say("teach.likely_mistake", text=diagnosis_text))
-    if case.hint:
-        lines.append("  " + say("teach.hint", text=in_language(case.hint)))
-    lines.append("  " + say("teach.read", where=in_language(case.read)))
+    lines += ["  " + line for line in closing_lines(case, diagnosis_text).values()]
     return "\n".join(lines)
+
+
+def closing_lines(case, diagnosis_text=""):
+    """{kind: line} of the lines a teaching message ends with, in order: "likely_mistake" (when
+    `diagnosis_text`), "hint" (when the case has one), "read" (the feedback shows each once per step)."""
+    lines = {"likely_mistake": say("teach.likely_mistake", text=diagnosis_text)} if diagnosis_text else {}
+    if case.hint:
+        lines["hint"] = say("teach.hint", text=in_language(case.hint))
+    return {**lines, "read": say("teach.read", where=in_language(case.read))}
 
 
 def exception_note(case, calls, diagnosis_text=""):

@@ -303,6 +303,26 @@ MESSAGES = {
     "feedback.column_step": {"en": "step", "zh": "步骤"},
     "feedback.column_points": {"en": "points", "zh": "得分"},
     "feedback.column_failed": {"en": "tests not passed", "zh": "未通过的测试"},
+    "feedback.failure": {"en": "{name}: {status}", "zh": "{name}：{status}"},
+    "feedback.status_passed": {"en": "passed", "zh": "通过"},
+    "feedback.status_failed": {"en": "failed", "zh": "未通过"},
+    "feedback.status_error": {"en": "error", "zh": "出错"},
+    "feedback.status_timeout": {"en": "timeout", "zh": "超时"},
+    "feedback.step_unwritten": {
+        "en": "Step {step} is not written yet ({tests} tests): replace each `raise NotImplementedError` with your code.",
+        "zh": "第 {step} 步还没有写（{tests} 个测试）：把每个 `raise NotImplementedError` 换成你的代码。"},
+    "feedback.functions_unwritten": {"en": "Not written yet: {functions}.", "zh": "还没有写：{functions}。"},
+    "feedback.function_tests": {"en": "{function}() ({tests} tests)", "zh": "{function}()（{tests} 个测试）"},
+    "feedback.times": {"en": "({count} tests)", "zh": "（{count} 个测试）"},
+    "feedback.grid_caption": {
+        "en": "{part}, of shape {shape}: the cells outlined in red differ from the expected ones.",
+        "zh": "{part}，形状 {shape}：红框标出的格子与应有的值不同。"},
+    "feedback.heat_caption": {"en": "Weights are shaded: the darker, the closer to 1.",
+                              "zh": "权重按深浅着色：颜色越深，越接近 1。"},
+    "feedback.grids_public_only": {
+        "en": "Expected and got are drawn as tables for public tests only: a hidden test's expected values would "
+              "give its answers away.",
+        "zh": "只为公开测试用表格画出应有值和实际值：隐藏测试的应有值会泄露它的答案。"},
     "gradescope.not_graded": {"en": "Your submission could not be graded: {reason}.",
                               "zh": "你的提交无法评分：{reason}。"},
     "gradescope.many_notebooks": {

@@ -1,19 +1,30 @@
 """The class report as one self-contained HTML page: inline SVG plots drawn here, no script, no outside file.
 
-Three plots — the score histogram, mean points per step, known mistakes by how many students made
-them — each with its own bar colour (the browser test looks for them), and the tables beneath.
+Four plots — the score histogram, why students lost points, the known mistakes by how many students
+made them, and each step's spread of points — each bar labelled with its count and scaled to the
+largest count of its plot (not to the class size, so 4 of 200 is still a bar), each plot with its own
+colour (the browser test looks for them). Beneath them, who needs help, by name: the students of each
+known mistake, those whose code raised or ran out of time, those who lost points with no known
+diagnosis (with what their failing tests check), and those who left steps unwritten. Every name is
+learner text, escaped.
 """
 import html
+import re
 
-from .class_report import ClassSummary
+from .class_report import SPREAD, ClassSummary, tally_text
+from .terminal import printable
 
-COLOURS = {"histogram": "#1f77b4", "steps": "#2ca02c", "mistakes": "#d62728"}
-_W, _ROW, _LABEL = 640, 26, 220  # plot width, bar row height, label column of horizontal bars
-e = html.escape
+COLOURS = {"histogram": "#1f77b4", "groups": "#9467bd", "mistakes": "#d62728", "steps": "#2ca02c"}
+_SPREAD_COLOURS = ("#d9d9d9", "#ff7f0e", "#bcbd22", COLOURS["steps"])  # none, under half, half or more, full
+_W, _ROW, _LABEL = 720, 26, 240  # plot width, bar row height, label column of horizontal bars
 
 
-def _rect(x, y, width, height, style):
-    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" {style}/>'
+def e(text):
+    return html.escape(printable(str(text), keep=""))
+
+
+def _rect(x, y, width, height, fill):
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" fill="{fill}"/>'
 
 
 def _text(x, y, text, size, anchor="start"):
@@ -21,30 +32,50 @@ def _text(x, y, text, size, anchor="start"):
 
 
 def _vertical_bars(name, bars, caption):
-    """bars: [(label, value)], value ≥ 0, drawn bottom-up."""
+    """bars: [(label, count)], drawn bottom-up, scaled to the largest count."""
     height, base = 220, 190
     top = max((v for _, v in bars), default=0) or 1
     step = (_W - 40) / max(len(bars), 1)
 
     def bar(k, label, value):
         h, mid = (base - 20) * value / top, 30 + (k + 0.5) * step
-        return (_rect(mid - step / 2 + 2, base - h, step - 4, h, f'fill="{COLOURS[name]}"')
+        return (_rect(mid - step / 2 + 2, base - h, step - 4, h, COLOURS[name])
                 + _text(mid, base + 14, label, 10, "middle") + _text(mid, base - h - 3, f"{value:g}", 10, "middle"))
     return _figure(name, caption, height, [bar(k, *b) for k, b in enumerate(bars)])
 
 
 def _horizontal_bars(name, bars, caption):
-    """bars: [(label, value, full)]: a bar of value out of full, with its frame."""
-    top = max((full for _, _, full in bars), default=0) or 1
+    """bars: [(label, count)], scaled to the largest count, each labelled with its count."""
+    top = max((v for _, v in bars), default=0) or 1
     span = _W - _LABEL - 60
 
-    def bar(k, label, value, full):
+    def bar(k, label, value):
         y = 5 + k * _ROW
-        return (_text(_LABEL - 6, y + 15, label, 12, "end")
-                + _rect(_LABEL, y + 3, span * full / top, _ROW - 8, 'fill="none" stroke="#999"')
-                + _rect(_LABEL, y + 3, span * value / top, _ROW - 8, f'fill="{COLOURS[name]}"')
-                + _text(_LABEL + span * full / top + 4, y + 15, f"{value:.3g} / {full:g}", 11))
+        return (_text(_LABEL - 6, y + 15, label, 12, "end") + _rect(_LABEL, y + 3, span * value / top, _ROW - 8,
+                                                                     COLOURS[name])
+                + _text(_LABEL + span * value / top + 4, y + 15, f"{value:g}", 11))
     return _figure(name, caption, 10 + _ROW * max(len(bars), 1), [bar(k, *b) for k, b in enumerate(bars)])
+
+
+def _spread_bars(summary):
+    """One bar per step split into the students of each SPREAD bucket, with a legend."""
+    span, count = _W - _LABEL - 20, summary.count
+
+    def row(k, p):
+        y, x = 30 + k * _ROW, float(_LABEL)
+        parts = [_text(_LABEL - 6, y + 15, f"{p.step} (mean {p.mean:.3g} / {p.worth:g})", 12, "end")]
+        for n, colour in zip(p.counts, _SPREAD_COLOURS):
+            width = span * n / count
+            parts.append(_rect(x, y + 3, width, _ROW - 8, colour))
+            if n and width > 18:
+                parts.append(_text(x + width / 2, y + 15, f"{n}", 11, "middle"))
+            x += width
+        return "".join(parts)
+    legend = "".join(_rect(_LABEL + 120 * k, 6, 12, 12, colour) + _text(_LABEL + 120 * k + 16, 16, label, 11)
+                     for k, (label, colour) in enumerate(zip(SPREAD, _SPREAD_COLOURS)))
+    return _figure("steps", f"Points per step: students with none, under half, half or more, or all of its points "
+                            f"(of {count})", 36 + _ROW * len(summary.steps),
+                   [legend] + [row(k, p) for k, p in enumerate(summary.steps)])
 
 
 def _figure(name, caption, height, parts):
@@ -53,18 +84,48 @@ def _figure(name, caption, height, parts):
             + "".join(parts) + "</svg></figure>")
 
 
+def _breakable(text):
+    """Escaped `text` that may wrap after each `/` and `#` (a lesson path is one long word otherwise)."""
+    return "".join(e(piece) + ("<wbr>" if piece in ("/", "#") else "") for piece in re.split(r"([/#])", str(text)))
+
+
+def _table(headers, rows, empty):
+    """An HTML table of text rows (escaped here), or the sentence `empty` when there is none."""
+    if not rows:
+        return f"<p>{e(empty)}</p>"
+    head = "".join(f"<th>{e(h)}</th>" for h in headers)
+    return f"<table><tr>{head}</tr>" + "".join("<tr>" + "".join(f"<td>{_breakable(c)}</td>" for c in row) + "</tr>"
+                                             for row in rows) + "</table>"
+
+
+def _help_tables(s):
+    mistakes = _table(("students", "mistake", "who", "what it is", "reteach"),
+                      [(m.students, m.code, ", ".join(m.who), m.summary, m.lesson) for m in s.mistakes],
+                      "No known mistake was made.")
+    stopped = _table(("student", "score", "steps: tests that raised, crashed or ran out of time"),
+                     [(st.who, f"{st.score:.4g}", "; ".join(f"{step}: {tally_text(t)}" for step, t in st.steps))
+                      for st in s.stopped], "No error or timeout that a known mistake does not explain.")
+    unexplained = _table(("student", "score", "steps: what the failing tests check"),
+                         [(u.who, f"{u.score:.4g}", " | ".join(f"{step}: {'; '.join(c)}" for step, c in u.concepts))
+                          for u in s.unexplained], "Nobody lost points without a known diagnosis.")
+    unwritten = _table(("student", "steps not written yet"), [(name, ", ".join(steps)) for name, steps in s.not_written],
+                       "Every student wrote every step.")
+    return (f"<h2>Known mistakes to reteach</h2>\n{mistakes}\n"
+            f"<h2>Errors and timeouts no known mistake explains</h2>\n{stopped}\n"
+            f"<h2>Points lost with no known diagnosis</h2>\n{unexplained}\n"
+            f"<h2>Steps not written yet</h2>\n{unwritten}")
+
+
 def page(summary: ClassSummary, title="attnkit class report"):
     s = summary
     histogram = _vertical_bars("histogram", [(f"{low:g}–{high:g}", n) for low, high, n in s.histogram],
                                f"Scores of {s.count} submissions (mean {s.mean:.1f}, median {s.median:.1f} of {s.max_score:g})")
-    steps = _horizontal_bars("steps", [(step, mean, worth) for step, mean, worth in s.steps], "Mean points per step")
-    ranked = _horizontal_bars("mistakes", [(m.code, m.students, s.count) for m in s.mistakes],
-                              "Known mistakes: students who made each (of all submissions)")
-    rows = "".join(f"<tr><td>{m.students}</td><td>{e(m.code)}</td><td>{e(m.summary)}</td><td>{e(m.lesson)}</td></tr>"
-                   for m in s.mistakes)
-    table = (f"<table><tr><th>students</th><th>mistake</th><th>what it is</th><th>reteach</th></tr>{rows}</table>"
-             if s.mistakes else "<p>No known mistake was made.</p>")
+    groups = _horizontal_bars("groups", s.groups, "Who lost points, and why: students per cause (one may have several)")
+    ranked = _horizontal_bars("mistakes", [(m.code, m.students) for m in s.mistakes],
+                              "Known mistakes: students who made each")
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{e(title)}</title><style>'
             "body{font-family:sans-serif;max-width:60em;margin:1em auto}figure{margin:1em 0}"
-            "td,th{padding:.2em .6em;text-align:left;vertical-align:top}</style></head><body>\n"
-            f"<h1>{e(title)}</h1>\n{histogram}\n{steps}\n{ranked}\n<h2>Mistakes to reteach</h2>\n{table}\n</body></html>\n")
+            "table{border-collapse:collapse;width:100%}td,th{padding:.2em .6em;text-align:left;vertical-align:top;"
+            "border-bottom:1px solid #ddd;overflow-wrap:break-word}th{white-space:nowrap}</style></head><body>\n"
+            f"<h1>{e(title)}</h1>\n{histogram}\n{groups}\n{ranked}\n{_spread_bars(s)}\n{_help_tables(s)}\n"
+            "</body></html>\n")

@@ -6,16 +6,20 @@ submission look its answers up (the learner's code can print the inputs it is gi
 instructor may show them in full with `reveal_hidden` (e.g. after the deadline). Gradescope's
 results.json follows the same rule (report_gradescope).
 
+Both files are built from `steps()`: per step, the functions not written yet (one line, not one block
+per test), the failures, and the step's notes — each likely mistake, hint and lesson once, taken off
+the end of the failures' texts where the judge put them. The HTML page (feedback_html) draws expected
+and got as tables; this module writes the Markdown, for text-only use.
+
 The Markdown holds learner text (folder names and roster names in its title, what the code raised in
 the failures) so that no renderer, Jupyter's included, makes markup of it: text outside code blocks
 is one line with HTML's special characters as entities and every other ASCII punctuation
 backslash-escaped; a code block's fence is longer than any run of backticks in it, so no line of it
 can close the block. In both, control and format characters are visible escapes (as in the terminal
-report), so `cat` of the file is safe too. The HTML page escapes all text, and writes those characters
-as visible escapes too.
+report), so `cat` of the file is safe too.
 """
-import html
 import re
+from dataclasses import dataclass
 
 from .. import mistakes
 from attnkit_runtime import judge
@@ -25,6 +29,9 @@ from .terminal import printable
 
 _ASCII_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
+_NOTE_KINDS = ("likely_mistake", "hint", "read")  # judge.closing_lines's kinds, in the order a step lists them
+_STATUS_WORD = {Status.PASSED: "feedback.status_passed", Status.FAILED: "feedback.status_failed",
+                Status.ERROR: "feedback.status_error", Status.TIMEOUT: "feedback.status_timeout"}
 
 
 def shown_output(test, case, reveal_hidden):
@@ -39,6 +46,91 @@ def shown_output(test, case, reveal_hidden):
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Failure:
+    """One failed test as its student sees it: `name` and `status` (in the student's language), `text`
+    without the step's notes, `grid` (feedback_grids) or None. A hidden test not revealed is one line,
+    its concept (`text`), for the `count` hidden tests that read the same."""
+
+    name: str
+    status: str
+    text: str
+    grid: dict | None = None
+    count: int = 1
+    full: bool = True  # shown in full; else the one line of a hidden test
+
+
+@dataclass(frozen=True)
+class StepFeedback:
+    module: str
+    score: float
+    worth: float
+    not_passed: int
+    unwritten: str  # the sentence naming what is not written yet, or ""
+    failures: tuple  # (Failure, …)
+    notes: tuple  # (likely mistake, hint, where to read, …): each once
+    hidden: bool  # some failure is a hidden test's (drawn without tables; unless revealed, one line)
+
+
+def status_word(status):
+    """A test's status in the student's language."""
+    return say(_STATUS_WORD[Status(status)])
+
+
+def steps(graded, cases, reveal_hidden):
+    """[StepFeedback] for every step; `cases` maps test names to catalogue cases."""
+    return [_step(module, score, worth, [t for t in graded.tests if t.step == module and t.status is not Status.PASSED],
+                  cases, reveal_hidden) for module, (score, worth) in graded.steps.items()]
+
+
+def _step(module, score, worth, failed, cases, reveal_hidden):
+    notes = {kind: {} for kind in _NOTE_KINDS}  # {kind: {line: None}}: each line once, in order
+    failures, hidden, unwritten, any_hidden = [], {}, {}, False  # hidden: {its line: its index in failures}
+    for test in failed:
+        case, status = cases[test.name], status_word(test.status)
+        if test.not_written:
+            unwritten[case.function] = unwritten.get(case.function, 0) + 1
+            notes["read"][say("teach.read", where=case.step.read)] = None  # the step's lesson: a hidden case's is its own
+            continue
+        description = mistakes.describe(test.diagnosis) if test.diagnosis else ""
+        any_hidden = any_hidden or not test.public
+        if test.public or reveal_hidden:
+            text = _without_notes(test.output, judge.closing_lines(case, description), notes)
+            failures.append(Failure(test.name, status, text, test.grid))
+            continue
+        if description:
+            notes["likely_mistake"][say("teach.likely_mistake", text=description)] = None
+        line = say("feedback.hidden_title", title=judge.title(case), status=status)
+        if line in hidden:
+            seen = failures[hidden[line]]
+            failures[hidden[line]] = Failure(seen.name, status, line, count=seen.count + 1, full=False)
+        else:
+            hidden[line] = len(failures)
+            failures.append(Failure(say("feedback.hidden_test"), status, line, full=False))
+    return StepFeedback(module, score, worth, len(failed), _unwritten_sentence(failed, unwritten, cases),
+                        tuple(failures), tuple(line for kind in _NOTE_KINDS for line in notes[kind]), any_hidden)
+
+
+def _without_notes(output, closing, notes):
+    """`output` without the closing lines it ends with (judge.closing_lines: {kind: line}), which go to
+    `notes` ({kind: {line: None}})."""
+    for kind, line in reversed(closing.items()):
+        if output.endswith("\n  " + line):
+            output = output[:-len(line) - 3]
+            notes[kind][line] = None
+    return output
+
+
+def _unwritten_sentence(failed, unwritten, cases):
+    if not unwritten:
+        return ""
+    tests = sum(unwritten.values())
+    if tests == len(failed):
+        return say("feedback.step_unwritten", step=cases[failed[0].name].step.number, tests=tests)
+    return say("feedback.functions_unwritten", functions=", ".join(
+        say("feedback.function_tests", function=f, tests=n) for f, n in unwritten.items()))
+
+
 def markdown_text(text):
     """`text` as Markdown that renders as exactly that text, on one line: no emphasis, link, heading or HTML."""
     return _ASCII_PUNCTUATION.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), printable(text, keep=""))
@@ -51,57 +143,40 @@ def code_block(text):
     return [fence, printable(text), fence]
 
 
-def _steps(graded, cases, reveal_hidden):
-    """[(step module, points, worth, [(test, text shown)])] for every step."""
-    out = []
-    for module, (score, worth) in graded.steps.items():
-        failed = [(t, shown_output(t, cases[t.name], reveal_hidden))
-                  for t in graded.tests if t.step == module and t.status is not Status.PASSED]
-        out.append((module, score, worth, failed))
-    return out
-
-
-def _title(graded, student, text=str):
+def title(graded, student, text=str):
     """The page's title, the student's id and name (learner text) put through `text`."""
     who = f"{text(student.name)} ({text(student.id)})" if student.name else text(student.id)
     return say("feedback.title", who=who, score=f"{graded.score:.4g}", max=f"{graded.max_score:g}")
 
 
-def _header():
+def header():
     """The titles of the steps table's columns."""
     return say("feedback.column_step"), say("feedback.column_points"), say("feedback.column_failed")
 
 
+def heading(failure):
+    """'name: status' of a failure shown in full."""
+    return say("feedback.failure", name=failure.name, status=failure.status)
+
+
+def hidden_line(failure):
+    """The line of a hidden test not revealed, with the count of those that read the same."""
+    return failure.text + (" " + say("feedback.times", count=failure.count) if failure.count > 1 else "")
+
+
 def markdown(graded, student, cases, reveal_hidden=False):
     """The feedback as Markdown. `cases` maps test names to catalogue cases."""
-    lines = [f"# {_title(graded, student, markdown_text)}", "", "| " + " | ".join(_header()) + " |", "|---|---|---|"]
-    steps = _steps(graded, cases, reveal_hidden)
-    lines += [f"| {m} | {s:.4g} / {w:g} | {len(failed)} |" for m, s, w, failed in steps]
-    for module, _, _, failed in steps:
-        if failed:
-            lines += ["", f"## {module}"]
-            for test, text in failed:
-                name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
-                lines += ["", f"**{name}**: {test.status}", "", *code_block(text)]
+    lines = [f"# {title(graded, student, markdown_text)}", "", "| " + " | ".join(header()) + " |", "|---|---|---|"]
+    shown = steps(graded, cases, reveal_hidden)
+    lines += [f"| {s.module} | {s.score:.4g} / {s.worth:g} | {s.not_passed} |" for s in shown]
+    for s in shown:
+        if not s.not_passed:
+            continue
+        lines += ["", f"## {s.module}"]
+        for failure in s.failures:
+            if failure.full:
+                lines += ["", f"**{markdown_text(heading(failure))}**", "", *code_block(failure.text)]
+        rest = [s.unwritten] if s.unwritten else []
+        rest += [hidden_line(f) for f in s.failures if not f.full] + list(s.notes)
+        lines += ["", *code_block("\n".join(rest))]
     return "\n".join(lines) + "\n"
-
-
-def html_page(graded, student, cases, reveal_hidden=False):
-    """The same feedback as one self-contained HTML page (no scripts, no outside files); all text escaped."""
-    def e(text):
-        return html.escape(printable(text))
-    title = _title(graded, student, lambda text: printable(text, keep=""))
-    steps = _steps(graded, cases, reveal_hidden)
-    rows = "".join(f"<tr><td>{e(m)}</td><td>{s:.4g} / {w:g}</td><td>{len(failed)}</td></tr>" for m, s, w, failed in steps)
-    body = [f"<h1>{e(title)}</h1>",
-            "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in _header()) + f"</tr>{rows}</table>"]
-    for module, _, _, failed in steps:
-        if failed:
-            body.append(f"<h2>{e(module)}</h2>")
-            for test, text in failed:
-                name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
-                body.append(f"<h3>{e(name)}: {e(test.status)}</h3><pre>{e(text)}</pre>")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title><style>"
-            "body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"
-            "pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")

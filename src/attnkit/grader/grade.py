@@ -23,6 +23,7 @@ from attnkit_runtime.harness import Ending
 from attnkit_runtime.i18n import pick
 from attnkit_runtime.messages import say
 from attnkit_runtime.status import Status
+from . import feedback_grids
 from .sandbox_types import Stopped
 
 
@@ -37,6 +38,7 @@ class TestResult:
     diagnosis: str | None
     public: bool
     not_written: bool = False  # its step is not written yet (a stub's NotImplementedError, or no file)
+    grid: dict | None = None  # a failed public test's expected and got cells (feedback_grids), for the feedback
 
     def as_spec(self):
         return {"name": self.name, "step": self.step, "score": self.score, "max_score": self.max_score,
@@ -67,7 +69,8 @@ class Graded:
 
     def as_record(self):
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
-        return {**self.as_spec(), "tests": [{**t.as_spec(), "not_written": t.not_written} for t in self.tests],
+        return {**self.as_spec(),
+                "tests": [{**t.as_spec(), "not_written": t.not_written, "grid": t.grid} for t in self.tests],
                 "steps": {m: list(v) for m, v in self.steps.items()},
                 "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation}
 
@@ -145,7 +148,9 @@ def _judge(plan, planned, results, problem, missing):
     verdict = (plan.remembered(planned, outcome.results, judged)
                if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
-    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written)
+    grid = (feedback_grids.grid(case, planned.calls, outcome.results, planned.expected)
+            if verdict.status is Status.FAILED and outcome.results is not None else None)
+    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
 
 
 # the message key that words the error of each of the sandbox's own endings (None: the error is worded)
@@ -166,10 +171,10 @@ def _unpaid(test, case):
     return replace(test, score=0.0, output=f"{judge.title(case)}\n  {say('grade.unpaid', function=case.function)}")
 
 
-def _result(planned, status, output, code, not_written=False):
+def _result(planned, status, output, code, not_written=False, grid=None):
     case = planned.case
     return TestResult(case.name, case.step.module, planned.points if status is Status.PASSED else 0.0,
-                      planned.points, status, output, code, case.public, not_written)
+                      planned.points, status, output, code, case.public, not_written, grid)
 
 
 def points_split():
