@@ -18,7 +18,7 @@ from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function, 
 from .paths import SOLUTIONS_DIR
 from .reference import learner_step
 from attnkit_runtime.pytest_report import hide_kit_frame, report, skip_unstarted
-from attnkit_runtime.started import fingerprint
+from attnkit_runtime.started import Stub
 
 SOLUTIONS_OPTION = "--solutions"
 
@@ -32,10 +32,10 @@ def learner_folder(config, test_path):
 
 
 @lru_cache(maxsize=None)
-def stub_fingerprint(step_module):
-    """The fingerprint of the code of `step_module`'s stub, as `attnkit stubs` writes it from solutions/."""
+def handed_out_stub(step_module):
+    """`step_module`'s stub (started.Stub) as `attnkit stubs` writes it from solutions/."""
     step = manifest.step(step_module)
-    return fingerprint(stubs.strip_solutions((SOLUTIONS_DIR / step.filename).read_text(encoding="utf-8"), step))
+    return Stub.of_source(stubs.strip_solutions((SOLUTIONS_DIR / step.filename).read_text(encoding="utf-8"), step))
 
 
 def check_case(case, folder, item, full_arrays=False):
@@ -68,7 +68,7 @@ def case_test(step_module, function):
     def test(case, request):
         __tracebackhide__ = hide_kit_frame
         folder = learner_folder(request.config, request.path)
-        skip_unstarted(case.step, folder, lambda: stub_fingerprint(case.step.module))
+        skip_unstarted(case.step, folder, lambda: handed_out_stub(case.step.module))
         check_case(case, folder, request.node, request.config.get_verbosity() >= 2)
 
     test.__name__ = f"test_{function}"

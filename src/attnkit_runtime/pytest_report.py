@@ -59,13 +59,13 @@ def report(result, calls, item, blame=""):
 
 
 @lru_cache(maxsize=None)
-def _not_started(path, stub_fingerprint):
-    return started.not_started(path, stub_fingerprint)
+def _not_started(path, stub):
+    return started.not_started(path, stub)
 
 
-def skip_unstarted(step, folder, stub_fingerprint, label="exercises"):
+def skip_unstarted(step, folder, stub, label="exercises"):
     """Skip the test when `step` is optional (not of the core track) and its file in `folder` still holds
-    the handed-out stub's code (`started.not_started`; `stub_fingerprint()` gives the stub's fingerprint);
-    the reason says the step is optional and how to start it."""
-    if step.track != CORE_TRACK and _not_started(folder / step.filename, stub_fingerprint()):
+    the handed-out stub's code (`started.not_started`; `stub()` gives the started.Stub, asked for only for
+    an optional step); the reason says the step is optional and how to start it."""
+    if step.track != CORE_TRACK and _not_started(folder / step.filename, stub()):
         pytest.skip(say("optional.skipped", number=step.number, label=label, file=step.filename))

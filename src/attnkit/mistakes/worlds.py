@@ -75,10 +75,21 @@ def slip_step(code, variant):
     return SLIPS[code][variant].module
 
 
+@lru_cache(maxsize=None)
+def _upstream(module):
+    """`module` and every step it imports, directly or through another step: where a slip can change it."""
+    found = {module}
+    for dep in manifest.step(module).depends_on:
+        found |= _upstream(dep)
+    return frozenset(found)
+
+
 def variants(code, module, function):
-    """Every way mistake `code` changes `module.function` (empty when it cannot affect it)."""
+    """Every way mistake `code` changes `module.function` (empty when it cannot affect it). Only the slips
+    made in `module` or a step it imports are built (`_world` loads the steps anew for each)."""
     catalogue()[code]  # KeyError for an unknown code
-    return [_affected(s)[(module, function)] for s in SLIPS[code] if (module, function) in _affected(s)]
+    slips = [s for s in SLIPS[code] if s.module in _upstream(module)]
+    return [_affected(s)[(module, function)] for s in slips if (module, function) in _affected(s)]
 
 
 def mistaken_function(code, module, function):

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import __version__, lessons, manifest, portable_cases, stubs
 import attnkit_runtime
-from attnkit_runtime.started import fingerprint
+from attnkit_runtime.started import prints
 from ..cases import cases_for, hidden_concepts
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from .texts import GITIGNORE, PYPROJECT, README, test_file
@@ -39,13 +39,13 @@ def runtime_sources():
 
 
 def course_data(cases, stub_files):
-    """course.json: the steps (each with the fingerprint of its stub's code, from `stub_files` {file name:
+    """course.json: the steps (each with the prints of its stub's code, from `stub_files` {file name:
     text}: an optional step is skipped while the learner's file still has it), the provided modules, what
     the hidden tests check, the public cases ({step: [stored case]})."""
     return {
         "provided": list(manifest.provided_modules()),
         "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track,
-                   "read": lessons.links(s.lesson), "stub": fingerprint(stub_files[s.filename]),
+                   "read": lessons.links(s.lesson), "stub": prints(stub_files[s.filename]),
                    "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
                   for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
