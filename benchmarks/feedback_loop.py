@@ -10,6 +10,7 @@ the floor (the ratio moves less when others load the machine).
 
     python benchmarks/feedback_loop.py [N]          (N runs of each, 10 by default)
 """
+import os
 import shutil
 import statistics
 import subprocess
@@ -22,6 +23,7 @@ from attnkit import cli, manifest
 from attnkit.cases import cases_for
 from attnkit.paths import EXERCISES_DIR, SOLUTIONS_DIR
 
+LEARNER_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}  # no PYTHONPATH
 HALF_DONE = ("step1_projection", "step2_scores", "step3_masks")
 WRONG_STEP_4 = ("    return np.divide(E, total, out=np.zeros_like(E), where=total > 0)  # [..., T_q, T_k]\n",
                 "    return E / total\n")  # a fully masked row becomes NaN: one wrong result
@@ -58,9 +60,9 @@ def floor_folder(base, count):
     return folder
 
 
-def seconds(command, cwd):
+def seconds(command, cwd, env):
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
@@ -75,14 +77,15 @@ def learner_install(base):
     return python, handout / "exercises"
 
 
-def report(label, python, folder, runs, base):
-    """Alternate `runs` runs of `pytest folder` with the floor; print medians and the ratio."""
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+def report(label, python, config, folder, runs, base, env=None):
+    """Alternate `runs` runs of `pytest folder` with the floor (both with the pytest settings of `config`,
+    the install's pyproject.toml); print medians and the ratio."""
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(config)]
     floor = floor_folder(base, len(cases_for(visibility="public")))
     kit, plain = [], []
     for _ in range(runs):
-        kit.append(seconds(command + [str(folder)], folder.parent))
-        plain.append(seconds(command + [str(floor)], floor))
+        kit.append(seconds(command + [str(folder)], folder.parent, env))
+        plain.append(seconds(command + [str(floor)], floor, env))
     ratios = [k / p for k, p in zip(kit, plain)]
     print(f"{label:<36} median {statistics.median(kit):.2f} s (slowest {max(kit):.2f}), floor "
           f"{statistics.median(plain):.2f} s, ratio {statistics.median(ratios):.2f}", flush=True)
@@ -96,7 +99,8 @@ def main(runs=10):
         for name, (python, exercises) in installs.items():
             for state in ("stubs", "half done", "finished"):
                 folder = learner_folder(base / name, exercises, state)
-                report(f"{name}, {state}", python, folder, runs, base / name / state)
+                report(f"{name}, {state}", python, exercises.parent / "pyproject.toml", folder, runs,
+                       base / name / state, None if name == "checkout" else LEARNER_ENV)
 
 
 if __name__ == "__main__":

@@ -168,9 +168,9 @@ MESSAGES = {
         "zh": "第 {first}–{last} 步（扩展部分）是选做的：还没开始的步骤会被跳过，不做也是全绿。"
               "要开始，就在 {label}/{file} 里写你的代码。"},
     "ladder.first_run": {
-        "en": "Every test failed with NotImplementedError: no function is written yet, so these failures are "
-              "expected. Start with step {step}, as below.",
-        "zh": "所有测试都因 NotImplementedError 失败：还没有写任何函数，所以这些失败是正常的。"
+        "en": "Every test that ran failed with NotImplementedError: no function is written yet, so these failures "
+              "are expected. Start with step {step}, as below.",
+        "zh": "运行的测试都因 NotImplementedError 失败：还没有写任何函数，所以这些失败是正常的。"
               "从第 {step} 步开始，见下面。"},
     "ladder.next": {
         "en": "Next: {label}/{file} — {title}.\n"

@@ -25,8 +25,9 @@ def hide_kit_frame(excinfo):
 
 
 def raised_at(error):
-    """"file:line" of the line that raised `error` (relative to the working folder when inside it)."""
-    tb = error.__traceback__
+    """"file:line: " of the line that raised `error` (relative to the working folder when inside it), "" when
+    `error` has no traceback."""
+    tb = getattr(error, "__traceback__", None)
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     if tb is None:
