@@ -5,7 +5,8 @@ three states of the learner's folder: the untouched stubs; half done (steps 1-3 
 wrong result, the rest stubs); finished (every step). Each in the checkout (this interpreter, the kit
 installed) and in the learner install (`attnkit release` in a fresh virtualenv, `pip install .`: numpy
 and pytest only). The machine may be shared: each run is followed by a *floor*, a plain pytest of as many
-numpy tests in the same interpreter, and the figures are medians of N runs in seconds and as the ratio to
+numpy tests in the same interpreter (without hypothesis's plugin, which the kit's runs leave out too),
+and the figures are medians of N runs in seconds and as the ratio to
 the floor (the ratio moves less when others load the machine).
 
     python benchmarks/feedback_loop.py [N]          (N runs of each, 10 by default)
@@ -85,7 +86,7 @@ def report(label, python, config, folder, runs, base, env=None):
     kit, plain = [], []
     for _ in range(runs):
         kit.append(seconds(command + [str(folder)], folder.parent, env))
-        plain.append(seconds(command + [str(floor)], floor, env))
+        plain.append(seconds(command + ["-p", "no:hypothesispytest", str(floor)], floor, env))
     ratios = [k / p for k, p in zip(kit, plain)]
     print(f"{label:<36} median {statistics.median(kit):.2f} s (slowest {max(kit):.2f}), floor "
           f"{statistics.median(plain):.2f} s, ratio {statistics.median(ratios):.2f}", flush=True)
