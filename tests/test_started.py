@@ -1,4 +1,6 @@
 """`started.not_started`: an optional step is not started while its file holds the stub's code."""
+import ast
+
 import pytest
 
 from attnkit_runtime.started import Stub, not_started, prints
@@ -44,3 +46,13 @@ def test_the_text_of_an_unchanged_file_is_enough(tmp_path, stub):
         raise AssertionError("parsed although the text is the stub's")
 
     assert not_started(path, Stub(Stub.of_source(stub).text, no_tree))
+
+
+def test_the_code_print_is_the_same_on_every_python_the_release_runs_on():
+    """The release stores the stub's print made by the kit's Python; a newer one adds empty fields
+    (type_params=[] in 3.12) and ast.dump shows some that an older one omits: empty and None fields are left out."""
+    from attnkit_runtime.started import _tree_text
+
+    assert _tree_text(ast.parse("def f(x):\n    return x  # mine\n")) == (
+        "Module(body=[FunctionDef(name='f', args=arguments(args=[arg(arg='x')]), "
+        "body=[Return(value=Name(id='x', ctx=Load()))])])")

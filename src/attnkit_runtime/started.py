@@ -20,8 +20,20 @@ def text_print(source):
 
 
 def code_print(source):
-    """The SHA-256 (hex) of the syntax tree of `source` (some milliseconds: parsed and dumped)."""
-    return hashlib.sha256(ast.dump(ast.parse(source)).encode("utf-8")).hexdigest()
+    """The SHA-256 (hex) of the syntax tree of `source` (some milliseconds: parsed and written out)."""
+    return hashlib.sha256(_tree_text(ast.parse(source)).encode("utf-8")).hexdigest()
+
+
+def _tree_text(node):
+    """`node` as text, leaving out empty and None fields: the release stores the stub's print made by the
+    kit's Python, and a learner's newer Python adds fields (type_params=[] in 3.12) that ast.dump shows."""
+    if isinstance(node, ast.AST):
+        fields = (f"{name}={_tree_text(value)}" for name, value in ast.iter_fields(node)
+                  if value is not None and not (isinstance(value, list) and not value))
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return f"[{', '.join(map(_tree_text, node))}]"
+    return repr(node)
 
 
 @dataclass(frozen=True)
