@@ -220,11 +220,24 @@ def test_the_stubs_have_the_step(kit):
     assert kit.attnkit("stubs", "--check").returncode == 0
 
 
-def test_the_public_tests_run_the_step(kit):
+def _started(kit, tmp_path):
+    """A copy of the kit's exercises/ whose step 10 is started: one line of code added to its stub."""
+    learner = tmp_path / "exercises"
+    shutil.copytree(kit.root / "exercises", learner)
+    path = learner / f"{MODULE}.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\nSTARTED = True\n", encoding="utf-8")
+    return learner
+
+
+def test_the_public_tests_run_the_step(kit, tmp_path):
     tests = f"exercises/test_{MODULE}.py"
-    on_stub = kit.run("-m", "pytest", tests, "-q", "-p", "no:cacheprovider", "-rf")
-    assert on_stub.returncode == 1, on_stub.stdout
-    assert "2 failed" in on_stub.stdout and "NotImplementedError: Step 10 (step10_kv_groups.repeat_kv)" in on_stub.stdout
+    on_stub = kit.run("-m", "pytest", tests, "-q", "-p", "no:cacheprovider", "-rs")
+    assert on_stub.returncode == 0 and "2 skipped" in on_stub.stdout, on_stub.stdout  # an optional step, not started
+    assert "step 10 is optional (the extension) and not started" in on_stub.stdout, on_stub.stdout
+    started = kit.run("-m", "pytest", str(_started(kit, tmp_path) / f"test_{MODULE}.py"), "-q", "-p", "no:cacheprovider",
+                      "-rf")
+    assert started.returncode == 1, started.stdout
+    assert "2 failed" in started.stdout and "NotImplementedError: Step 10 (step10_kv_groups.repeat_kv)" in started.stdout
     on_reference = kit.run("-m", "pytest", tests, "--solutions", "-q", "-p", "no:cacheprovider")
     assert on_reference.returncode == 0 and "2 passed" in on_reference.stdout, on_reference.stdout
     collected = kit.run("-m", "pytest", "exercises", "--collect-only", "-q", "-p", "no:cacheprovider")
@@ -244,9 +257,7 @@ def _learner(kit, tmp_path, wrong=False):
 
 
 def test_the_ladder_shows_the_step_last_and_names_its_first_failure(kit, tmp_path):
-    exercises = kit.root / "exercises"
-    learner = tmp_path / "exercises"
-    shutil.copytree(exercises, learner)
+    learner = _started(kit, tmp_path)
     for path in (kit.root / "solutions").glob("step*.py"):
         if path.name != f"{MODULE}.py":
             shutil.copy(path, learner / path.name)
@@ -292,8 +303,12 @@ def test_the_release_has_the_step(kit, tmp_path):
     checked = kit.attnkit("release", "--check", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     on_stub = _release_pytest(out)
-    assert "2 failed" in on_stub.stdout, on_stub.stdout + on_stub.stderr
-    assert "NotImplementedError: Step 10 (step10_kv_groups.repeat_kv)" in on_stub.stdout
+    assert "2 skipped" in on_stub.stdout and "Steps 7–10 (the extension) are optional" in on_stub.stdout, on_stub.stdout
+    path = out / "exercises" / f"{MODULE}.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\nSTARTED = True\n", encoding="utf-8")
+    started = _release_pytest(out)
+    assert "2 failed" in started.stdout, started.stdout + started.stderr
+    assert "NotImplementedError: Step 10 (step10_kv_groups.repeat_kv)" in started.stdout
     shutil.copy(kit.root / "solutions" / f"{MODULE}.py", out / "exercises")
     written = _release_pytest(out)
     assert written.returncode == 0 and "2 passed" in written.stdout, written.stdout + written.stderr

@@ -126,7 +126,7 @@ def test_grade_lang_zh_writes_chinese_feedback_even_for_the_provided_checks(tmp_
 @pytest.mark.parametrize("argv, chinese", [
     (["show", "--lang", "zh", "kv-cache"], ["0（位置 3）", "visible（True = 可以读）", "所有分数相等"]),
     (["show", "--lang", "zh", "--mine", "causal_visible", "2", "5"], ["还没有写："]),  # the untouched stub
-    (["check", "--lang", "zh", "2"], ["attnkit 进度（公开测试）", "所有测试都因 NotImplementedError 失败",
+    (["check", "--lang", "zh", "2"], ["attnkit 进度（公开测试）", "运行的测试都因 NotImplementedError 失败",
                                       "先读 lessons/zh/step2_scores.md"]),
 ], ids=["show", "show --mine", "check"])
 def test_the_learners_commands_take_lang(argv, chinese):

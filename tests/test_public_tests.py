@@ -19,13 +19,34 @@ from attnkit_runtime.loader import TimeLimitExceeded, time_limit
 from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 
 N_PUBLIC = len(cases_for(visibility="public"))
+CORE = [s.module for s in manifest.steps("core")]
+N_CORE = sum(len(cases_for(module, "public")) for module in CORE)
+N_OPTIONAL = N_PUBLIC - N_CORE
+STUB_TEXT = "is not written yet: replace this raise with your code"  # every stub's NotImplementedError
+# What the ladder prints in each language (the row's mark of an unstarted optional step, its last line…)
+LADDER = {"en": SimpleNamespace(header="attnkit progress", not_written="not written yet",
+                                optional_row="optional, not started (skipped)", last="Read lessons/en/",
+                                optional="Steps 7–9 (the extension) are optional",
+                                skipped="step {n} is optional (the extension) and not started, so its tests are skipped. "
+                                        "To start it, write your code in exercises/{file}"),
+          "zh": SimpleNamespace(header="attnkit 进度", not_written="还没有写", optional_row="选做，未开始（已跳过）",
+                                last="先读 lessons/zh/", optional="第 7–9 步（扩展部分）是选做的",
+                                skipped="第 {n} 步是选做的扩展部分，还没有开始，所以跳过它的测试。要开始，就在 exercises/{file} 里写你的代码")}
 
 
-def run_pytest(*args, cwd=ROOT):
+def run_pytest(*args, cwd=ROOT, **env):
     proc = subprocess.run([sys.executable, "-m", "pytest", *map(str, args), "-p", "no:cacheprovider"],
                           cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "COLUMNS": "400"})  # pytest cuts summary messages to the width
+                          env={**os.environ, "COLUMNS": "400", **env})  # pytest cuts summary messages to the width
     return proc.returncode, proc.stdout + proc.stderr
+
+
+def assert_ladder_last(out, lang, last):
+    """The ladder comes after pytest's final line of counts and ends the output with `last`."""
+    lines = out.rstrip().splitlines()
+    counts = max(k for k, line in enumerate(lines) if re.match(r"^=+ .* in [\d.]+s", line))
+    assert any(line.startswith(LADDER[lang].header) for line in lines[counts:]), out
+    assert lines[-1].strip().startswith(last), out
 
 
 def learner_copy(tmp_path, own_steps):
@@ -37,18 +58,66 @@ def learner_copy(tmp_path, own_steps):
     return folder
 
 
-def test_untouched_stubs_fail_every_test_with_the_steps_not_implemented_error():
-    code, out = run_pytest(EXERCISES_DIR, "-rf")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_untouched_stubs_fail_the_core_once_each_skip_the_extension_and_end_on_the_ladder(lang):
+    """The first run: each core test is one line (where the stub raised, its text once; the end-of-run
+    summary says only "not written yet"), the optional steps are skipped, and the ladder is the last thing."""
+    code, out = run_pytest(EXERCISES_DIR, "-rf", ATTNKIT_LANG=lang)
     assert code == 1, out
-    assert f"{N_PUBLIC} failed" in out and "error" not in out.split("\n")[-2], out
+    assert f"{N_CORE} failed, {N_OPTIONAL} skipped" in out, out
     failures = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
-    assert len(failures) == N_PUBLIC
-    for nodeid, message in failures:
-        step = manifest.step(re.search(r"test_(step\d+_\w+)\.py", nodeid).group(1))
-        assert message.startswith(f"NotImplementedError: Step {step.number} ({step.module}."), (nodeid, message)
+    assert len(failures) == N_CORE and {m for _, m in failures} == {LADDER[lang].not_written}, out
+    sections = failure_sections(out)
+    assert len(sections) == N_CORE, out
+    for name, section in sections.items():
+        step = manifest.step(re.match(r"exercises/(step\d+_\w+)\.py:", section).group(1))
+        assert step.module in CORE, section
+        assert re.fullmatch(rf"{step.module}\.py:\d+: NotImplementedError: Step {step.number} \({step.module}\.\w+\) "
+                            rf"{STUB_TEXT}.*", section.removeprefix("exercises/")), section
+    assert out.count(STUB_TEXT) == N_CORE + 1, "the stub's text: once per failing test, once in the ladder's next step"
     assert "src/attnkit" not in out, "a traceback reached into the kit"
-    assert "Next: exercises/step1_projection.py" in out
-    assert "no function is written yet, so these failures are expected. Start with step 1" in out
+    assert len(out.splitlines()) <= 3 * N_CORE + 40, len(out.splitlines())  # was 406 lines
+    assert_ladder_last(out, lang, LADDER[lang].last)
+    if lang == "en":
+        assert "Next: exercises/step1_projection.py" in out
+        assert "no function is written yet, so these failures are expected. Start with step 1" in out
+        assert "(steps 7–9, the extension, are optional: shown once the core is done)" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_finished_core_is_a_green_run_the_optional_steps_skipped_with_how_to_start(tmp_path, lang):
+    folder = learner_copy(tmp_path, CORE)
+    code, out = run_pytest(folder, "-rs", ATTNKIT_LANG=lang)
+    assert code == 0 and f"{N_CORE} passed, {N_OPTIONAL} skipped" in out, out
+    for step in manifest.steps("extension"):
+        count = len(cases_for(step.module, "public"))
+        reason = LADDER[lang].skipped.format(n=step.number, file=step.filename)
+        assert re.search(rf"^SKIPPED \[{count}\] .*: {re.escape(reason)}", out, flags=re.M), out
+        row = re.search(rf"^  .* {step.module} +0/{count} +(.*)$", out, flags=re.M)
+        assert row and row.group(1) == LADDER[lang].optional_row, out
+    assert LADDER[lang].optional in out and "exercises/step7_layer.py" in out.split(LADDER[lang].optional)[1], out
+    lines = out.rstrip().splitlines()
+    assert_ladder_last(out, lang, lines[-1].strip())  # after the counts; it ends on what the hidden tests check
+    assert lines[-1].startswith("  ") and lines.index(next(l for l in lines if l.startswith(LADDER[lang].header))) > \
+        max(k for k, line in enumerate(lines) if " passed, " in line), out
+
+
+def test_an_optional_step_runs_once_its_code_changes_not_for_a_comment(tmp_path):
+    """Step 7 with a comment added stays skipped; step 8 with one function written runs (and fails);
+    step 9 untouched is skipped."""
+    folder = learner_copy(tmp_path, CORE)
+    (folder / "step7_layer.py").write_text("# my notes\n" + (folder / "step7_layer.py").read_text())
+    source = (folder / "step8_kv_cache.py").read_text()
+    raise_line = next(line for line in source.splitlines() if "raise NotImplementedError(" in line)
+    (folder / "step8_kv_cache.py").write_text(source.replace(raise_line, raise_line.split("raise")[0] + "return None", 1))
+    code, out = run_pytest(folder, "-rfs")
+    assert code == 1, out
+    failed = re.findall(r"^FAILED (\S+)", out, flags=re.M)
+    assert failed and all("test_step8_kv_cache.py" in nodeid for nodeid in failed), out
+    skipped = dict((int(n), step) for n, step in re.findall(r"^SKIPPED \[(\d+)\] .*: step (\d) is optional", out, flags=re.M))
+    assert sorted(skipped.values()) == ["7", "9"], out
+    assert re.search(r"^  step 8  step8_kv_cache +\d/\d +(in progress|not started) +<- next", out, flags=re.M), out
+    assert "Next: exercises/step8_kv_cache.py" in out
 
 
 def test_solutions_switch_passes_every_public_test_and_names_hidden_concepts():
@@ -111,7 +180,7 @@ def failure_sections(out):
     """{test id in brackets: the text pytest printed for its failure}."""
     parts = re.split(r"^_{3,} \S+\[(\S+)\] _{3,}$", out.split("= FAILURES =")[1], flags=re.M)[1:]
     sections = dict(zip(parts[::2], parts[1::2]))
-    return {name: text.split("\nattnkit progress")[0].strip("\n") for name, text in sections.items()}
+    return {name: re.split(r"^={3,} ", text, flags=re.M)[0].strip("\n") for name, text in sections.items()}
 
 
 def run_limited(*args):

@@ -419,9 +419,9 @@ def student_venv(tmp_path_factory):
 
 
 def student_pytest(student_venv, *args, **extra_env):
-    """`pytest ARGS -rf` in the release folder, with the venv's python and a bare environment."""
+    """`pytest -rf ARGS` in the release folder, with the venv's python and a bare environment."""
     handout, python, env = student_venv
-    proc = subprocess.run([str(python), "-m", "pytest", *map(str, args), "-rf", "-p", "no:cacheprovider"],
+    proc = subprocess.run([str(python), "-m", "pytest", "-rf", "-p", "no:cacheprovider", *map(str, args)],
                           cwd=handout, env={**env, "COLUMNS": "400", **extra_env}, capture_output=True, text=True,
                           timeout=600)
     return proc.returncode, proc.stdout + proc.stderr
@@ -446,24 +446,36 @@ def test_the_venv_has_no_kit(student_venv):
     assert proc.returncode != 0 and "No module named 'attnkit'" in proc.stderr
 
 
-def test_stubs_fail_each_with_a_not_implemented_error(student_venv):
+def test_stubs_fail_the_core_each_in_one_line_and_skip_the_optional_steps(student_venv):
     code, out = student_pytest(student_venv, student_venv[0] / "exercises")
     assert code == 1, out
+    core = sum(len(cases_for(s.module, "public")) for s in manifest.steps("core"))
     failures = re.findall(r"^FAILED (\S+) - (.*)$", out, flags=re.M)
-    assert len(failures) == N_PUBLIC and f"{N_PUBLIC} failed" in out, out
-    for nodeid, message in failures:
-        step = manifest.step(re.search(r"test_(step\d+_\w+)\.py", nodeid).group(1))
-        own = message.startswith(f"NotImplementedError: Step {step.number} ({step.module}.")
-        earlier_first = re.match(r"NotImplementedError: step \d+ does not pass its own tests yet; fix it first", message)
-        assert own or (earlier_first and step.module == "step6_head"), (nodeid, message)
+    assert {m for _, m in failures} == {"not written yet"} and f"{core} failed, {N_PUBLIC - core} skipped" in out, out
+    for nodeid, line in re.findall(r"^_+ (\S+) _+\n(.*)$", out, flags=re.M):
+        own = re.match(r"exercises/(step\d+_\w+)\.py:\d+: NotImplementedError: Step (\d+) \(\1\.", line)
+        earlier_first = re.match(r"exercises/step\d+_\w+\.py:\d+: NotImplementedError: step \d+ does not pass its own "
+                                 r"tests yet; fix it first", line)
+        assert own or earlier_first, (nodeid, line)
     assert "Next: exercises/step1_projection.py" in out
     assert "no function is written yet, so these failures are expected. Start with step 1" in out
     assert not re.search(r"test_step\d+_\w+\.py:\d+: in test_", out), "a traceback shows the test file's frame"
+    assert out.rstrip().splitlines()[-1].strip().startswith("Read lessons/en/step1_projection.md"), out
+
+
+def test_a_finished_core_is_green_in_the_release_with_the_extension_skipped_in_chinese(student_venv, tmp_path):
+    folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps("core")])
+    code, out = student_pytest(student_venv, folder, "-rs", ATTNKIT_LANG="zh")
+    assert code == 0, out
+    for step in manifest.steps("extension"):
+        assert (f"第 {step.number} 步是选做的扩展部分，还没有开始，所以跳过它的测试。要开始，就在 exercises/{step.filename} "
+                "里写你的代码") in out, out
+    assert "第 7–9 步（扩展部分）是选做的" in out and "选做，未开始（已跳过）" in out, out
 
 
 def test_bare_pytest_at_the_top_of_the_release_runs_the_exercises(student_venv):
     code, out = student_pytest(student_venv)
-    assert code == 1 and f"{N_PUBLIC} failed" in out and "Next: exercises/step1_projection.py" in out, out
+    assert code == 1 and " failed, " in out and "Next: exercises/step1_projection.py" in out, out
 
 
 def test_an_endless_loop_fails_its_step_and_names_it_to_step_6(student_venv, tmp_path):

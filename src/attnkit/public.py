@@ -5,18 +5,20 @@ The learner's step is imported from the folder that holds the test file (or from
 `pytest exercises --solutions`), with the reference versions of the earlier steps it imports, so a
 mistake in step 4 is reported by step 4's tests only.
 """
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-from . import checks
+from . import checks, manifest, stubs
 from .catalogue_diagnosis import CATALOGUE
 from attnkit_runtime import harness
 from .cases import cases_for
 from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function, load_failure
 from .paths import SOLUTIONS_DIR
 from .reference import learner_step
-from attnkit_runtime.pytest_report import hide_kit_frame, report
+from attnkit_runtime.pytest_report import hide_kit_frame, report, skip_unstarted
+from attnkit_runtime.started import Stub
 
 SOLUTIONS_OPTION = "--solutions"
 
@@ -27,6 +29,13 @@ _module = StepLoader(learner_step)
 def learner_folder(config, test_path):
     """Where the code under test lives: solutions/ with --solutions, else the test file's folder."""
     return SOLUTIONS_DIR if config.getoption(SOLUTIONS_OPTION) else Path(test_path).resolve().parent
+
+
+@lru_cache(maxsize=None)
+def handed_out_stub(step_module):
+    """`step_module`'s stub (started.Stub) as `attnkit stubs` writes it from solutions/."""
+    step = manifest.step(step_module)
+    return Stub.of_source(stubs.strip_solutions((SOLUTIONS_DIR / step.filename).read_text(encoding="utf-8"), step))
 
 
 def check_case(case, folder, item, full_arrays=False):
@@ -58,7 +67,9 @@ def case_test(step_module, function):
     @pytest.mark.parametrize("case", cases_for(step_module, "public", function), ids=str)
     def test(case, request):
         __tracebackhide__ = hide_kit_frame
-        check_case(case, learner_folder(request.config, request.path), request.node, request.config.get_verbosity() >= 2)
+        folder = learner_folder(request.config, request.path)
+        skip_unstarted(case.step, folder, lambda: handed_out_stub(case.step.module))
+        check_case(case, folder, request.node, request.config.get_verbosity() >= 2)
 
     test.__name__ = f"test_{function}"
     test.__doc__ = f"The public cases of {step_module}.{function} (src/attnkit/data/cases/{step_module}.yaml)."

@@ -30,7 +30,8 @@ from .ladder import add_options, register
 from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceeded, learner_function, load_failure,
                      load_step, time_limit)
 from .messages import say
-from .pytest_report import hide_kit_frame, report
+from .pytest_report import hide_kit_frame, report, skip_unstarted
+from .started import Stub
 from .show_call import LearnerError, UsageError, run_learner, yours
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -131,6 +132,7 @@ def check(case, spec, request):
     __tracebackhide__ = hide_kit_frame
     folder = Path(request.path).resolve().parent
     step = LAYOUT.step(case.step.module)
+    skip_unstarted(step, folder, lambda: Stub.of_prints(step.stub))
     try:
         result, outcome, calls = _run(spec, step.module, folder, _mistakes(), lambda dep: passes_own_tests(dep, folder),
                                       request.config.get_verbosity() >= 2)

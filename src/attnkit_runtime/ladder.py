@@ -27,6 +27,7 @@ class StepTally:
     passed: int = 0
     failed: int = 0
     not_done: int = 0  # failed with NotImplementedError: the stub is untouched
+    skipped: int = 0  # an optional step not started (pytest_report.skip_unstarted)
     first_failure: str = ""  # "test id: first line of its message", for the step to work on next
 
     @property
@@ -37,29 +38,44 @@ class StepTally:
     def done(self):
         return self.total > 0 and self.failed == 0
 
+    @property
+    def unstarted(self):
+        """Every test was skipped: an optional step the learner has not started."""
+        return self.skipped > 0 and self.total == 0
+
 
 def render(tallies, steps, hidden, exercises_label="exercises", reference=False):
     """The ladder text for {step module: StepTally} (steps that ran no test are left out; steps of
-    another track than the core are shown once every core step that ran is done).
+    another track than the core, which are optional, are shown once every core step that ran is done,
+    an unstarted one marked so, with how to start).
 
     `reference`: the tests ran on the kit's reference solutions (--solutions), not a learner's code.
     """
     ran = [s for s in steps if s.module in tallies and tallies[s.module].total]
-    if not ran:
+    unstarted = [s for s in steps if s.module in tallies and tallies[s.module].unstarted]
+    if not ran and not unstarted:
         return say("ladder.none_ran")
     core = [s for s in ran if s.track == CORE_TRACK]
-    waiting = [s for s in ran if s.track != CORE_TRACK] if not all(tallies[s.module].done for s in core) else []
+    core_done = all(tallies[s.module].done for s in core)
+    waiting = [] if core_done else [s for s in steps if s.track != CORE_TRACK and (s in ran or s in unstarted)]
     ran = [s for s in ran if s not in waiting]
     lines = ["", say("ladder.header_reference" if reference else "ladder.header")]
     next_step = next((s for s in ran if not tallies[s.module].done), None)
-    for s in ran:
+    for s in (s for s in steps if s in ran or (core_done and s in unstarted)):
         t = tallies[s.module]
-        mark = say("ladder.done" if t.done else "ladder.not_started" if t.not_done == t.total else "ladder.in_progress")
+        mark = say("ladder.optional_not_started" if t.unstarted else "ladder.done" if t.done
+                   else "ladder.not_started" if t.not_done == t.total else "ladder.in_progress")
         pointer = "   " + say("ladder.next_marker") if s is next_step else ""
-        lines.append("  " + say("ladder.step_row", number=s.number, module=s.module, passed=t.passed, total=t.total,
-                                mark=mark) + pointer)
+        lines.append("  " + say("ladder.step_row", number=s.number, module=s.module, passed=t.passed,
+                                total=t.total or t.skipped, mark=mark) + pointer)
     if waiting:
         lines.append("  " + say("ladder.extension_waits", first=waiting[0].number, last=waiting[-1].number))
+    elif unstarted:
+        optional = [s for s in steps if s.track != CORE_TRACK]
+        lines += ["", say("ladder.optional", first=optional[0].number, last=optional[-1].number, label=exercises_label,
+                          file=unstarted[0].filename)]
+    if not ran:
+        return "\n".join(lines)
     if all(tallies[s.module].not_done == tallies[s.module].total for s in ran):
         lines += ["", say("ladder.first_run", step=ran[0].number)]
     if next_step is not None:
@@ -110,7 +126,7 @@ def register(config, steps, hidden, exercises_label, reference=False):
 
 
 class LadderPlugin:
-    """pytest plugin: counts each step's public test outcomes and prints the ladder after the summary.
+    """pytest plugin: counts each step's public test outcomes and prints the ladder at the very end.
 
     A public test's parameter `case` tells its step (`case.step.module`).
     """
@@ -119,6 +135,7 @@ class LadderPlugin:
         self.steps, self.hidden, self.label, self.reference = steps, hidden, exercises_label, reference
         self.step_of = {}  # test node id -> step module
         self.tallies = {}  # step module -> StepTally
+        self.text = None  # the ladder, once pytest's summary has begun
 
     def pytest_sessionstart(self, session):
         """Say at the top of the run, even under -q, when it tests the reference and not the learner."""
@@ -143,13 +160,25 @@ class LadderPlugin:
         tally = self.tallies.setdefault(step, StepTally())
         if report.passed:
             tally.passed += 1
+        elif report.skipped:
+            tally.skipped += 1
         else:
             tally.failed += 1
-            tally.not_done += dict(report.user_properties).get(NOT_WRITTEN, False)
+            not_written = dict(report.user_properties).get(NOT_WRITTEN, False)
+            tally.not_done += not_written
+            crash = getattr(report.longrepr, "reprcrash", None)
             if not tally.first_failure:
-                crash = getattr(report.longrepr, "reprcrash", None)
-                message = crash.message if crash is not None else report.longreprtext
+                message = crash.message if crash is not None and not not_written else report.longreprtext
                 tally.first_failure = f"{report.nodeid.split('::')[-1]}: {message.strip().splitlines()[0][:300]}"
+            if not_written and crash is not None:  # the failure's own section shows the stub's text, once
+                crash.message = say("report.not_written_short")  # what the end-of-run summary shows
 
-    def pytest_terminal_summary(self, terminalreporter):
-        terminalreporter.write_line(render(self.tallies, self.steps, self.hidden, self.label, self.reference))
+    def pytest_terminal_summary(self):
+        self.text = render(self.tallies, self.steps, self.hidden, self.label, self.reference)
+
+    def pytest_unconfigure(self, config):
+        """The ladder, the last thing on the screen: after pytest's summary and its final line of counts
+        (a pytest_terminal_summary hook prints before them)."""
+        terminal = config.pluginmanager.get_plugin("terminalreporter")
+        if self.text is not None and terminal is not None:
+            terminal.write_line(self.text)

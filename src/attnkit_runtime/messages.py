@@ -137,6 +137,13 @@ MESSAGES = {
               "(pytest {folder}/test_{file})",
         "zh": "第 {earlier} 步还没有通过它自己的测试，请先改好它：第 {step} 步用的是你的 {file}"
               "（pytest {folder}/test_{file}）"},
+    # --- the public tests under pytest (pytest_report.py) ---
+    "report.not_written_short": {"en": "not written yet", "zh": "还没有写"},
+    "optional.skipped": {
+        "en": "step {number} is optional (the extension) and not started, so its tests are skipped. To start it, "
+              "write your code in {label}/{file}: its tests then run.",
+        "zh": "第 {number} 步是选做的扩展部分，还没有开始，所以跳过它的测试。要开始，就在 {label}/{file} 里写你的代码，"
+              "它的测试随后就会运行。"},
     "depends.stopped_there": {"en": "{blame}. It stopped there: {error}", "zh": "{blame}。它停在了这里：{error}"},
     # --- the progress ladder (ladder.py) ---
     "ladder.none_ran": {"en": "attnkit: no public test ran.", "zh": "attnkit：没有运行任何公开测试。"},
@@ -152,12 +159,18 @@ MESSAGES = {
         "en": "step {number}  {module:<18} {passed:>2}/{total:<2} {mark}",
         "zh": "第 {number} 步  {module:<18} {passed:>2}/{total:<2} {mark}"},
     "ladder.extension_waits": {
-        "en": "(the extension, steps {first}–{last}, is shown once the core is done)",
-        "zh": "（扩展部分，第 {first}–{last} 步，在核心部分完成后才显示）"},
+        "en": "(steps {first}–{last}, the extension, are optional: shown once the core is done)",
+        "zh": "（第 {first}–{last} 步是选做的扩展部分，在核心部分完成后才显示）"},
+    "ladder.optional_not_started": {"en": "optional, not started (skipped)", "zh": "选做，未开始（已跳过）"},
+    "ladder.optional": {
+        "en": "Steps {first}–{last} (the extension) are optional: a step you have not started is skipped, so the "
+              "run is green without it. To start, write your code in {label}/{file}.",
+        "zh": "第 {first}–{last} 步（扩展部分）是选做的：还没开始的步骤会被跳过，不做也是全绿。"
+              "要开始，就在 {label}/{file} 里写你的代码。"},
     "ladder.first_run": {
-        "en": "Every test failed with NotImplementedError: no function is written yet, so these failures are "
-              "expected. Start with step {step}, as below.",
-        "zh": "所有测试都因 NotImplementedError 失败：还没有写任何函数，所以这些失败是正常的。"
+        "en": "Every test that ran failed with NotImplementedError: no function is written yet, so these failures "
+              "are expected. Start with step {step}, as below.",
+        "zh": "运行的测试都因 NotImplementedError 失败：还没有写任何函数，所以这些失败是正常的。"
               "从第 {step} 步开始，见下面。"},
     "ladder.next": {
         "en": "Next: {label}/{file} — {title}.\n"

@@ -1,8 +1,13 @@
-"""How the public tests (the checkout's and the release's) show a harness.CaseResult under pytest."""
+"""How the public tests (the checkout's and the release's) show a harness.CaseResult under pytest, and skip
+an optional step the learner has not started."""
+import os
+from functools import lru_cache
+
 import pytest
 
+from . import started
 from .judge import exception_note
-from .ladder import NOT_WRITTEN
+from .ladder import CORE_TRACK, NOT_WRITTEN
 from .messages import say
 from .status import Status
 
@@ -19,9 +24,22 @@ def hide_kit_frame(excinfo):
     return not isinstance(excinfo.value, pytest.fail.Exception)
 
 
+def raised_at(error):
+    """"file:line: " of the line that raised `error` (relative to the working folder when inside it), "" when
+    `error` has no traceback."""
+    tb = getattr(error, "__traceback__", None)
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    path = os.path.relpath(tb.tb_frame.f_code.co_filename)
+    return f"{tb.tb_frame.f_code.co_filename if path.startswith('..') else path}:{tb.tb_lineno}: "
+
+
 def report(result, calls, item, blame=""):
-    """Show a CaseResult as pytest does best: a stub's NotImplementedError and a learner's exception are
-    raised again (their traceback points at the learner's line; the exception gets the case as a note),
+    """Show a CaseResult as pytest does best: a stub's NotImplementedError is one line (where it was raised
+    and its text, once: the ladder's plugin shortens the end-of-run summary's copy), a learner's exception
+    is raised again (its traceback points at the learner's line; the exception gets the case as a note),
     anything else that failed is a pytest failure with the teaching message. `blame` (the release: the
     earlier step a failing call used that fails its own tests) comes first. The test `item` keeps
     whether the case is not written yet (for the ladder) and the earlier steps blamed."""
@@ -31,10 +49,24 @@ def report(result, calls, item, blame=""):
     if result.passed:
         return
     error = result.exception
-    if result.problem == "not_written" and not result.not_written:  # an earlier step's stub stopped the call
-        raise NotImplementedError(say("depends.stopped_there", blame=blame, error=error)) from None
-    if result.not_written or (error is not None and result.status is Status.ERROR and not blame):
+    if stopped_on_a_stub:
+        text = error if result.not_written else say("depends.stopped_there", blame=blame, error=error)
+        pytest.fail(f"{raised_at(error)}NotImplementedError: {text}", pytrace=False)
+    if error is not None and result.status is Status.ERROR and not blame:
         if result.status is Status.ERROR and hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(exception_note(result.case, calls, result.diagnosis_text))
         raise error.with_traceback(error.__traceback__)
     pytest.fail(f"{blame}\n{result.message}" if blame else result.message, pytrace=False)
+
+
+@lru_cache(maxsize=None)
+def _not_started(path, stub):
+    return started.not_started(path, stub)
+
+
+def skip_unstarted(step, folder, stub, label="exercises"):
+    """Skip the test when `step` is optional (not of the core track) and its file in `folder` still holds
+    the handed-out stub's code (`started.not_started`; `stub()` gives the started.Stub, asked for only for
+    an optional step); the reason says the step is optional and how to start it."""
+    if step.track != CORE_TRACK and _not_started(folder / step.filename, stub()):
+        pytest.skip(say("optional.skipped", number=step.number, label=label, file=step.filename))

@@ -15,18 +15,25 @@ from .catalogue import catalogue
 from .slips import SLIPS
 
 
-@lru_cache(maxsize=None)
-def _world(slip):
-    """{step module: module object} for the steps the slip changes."""
-    cache, changed = {}, {}
-    for step in manifest.steps():
-        if step.module != slip.module and not changed.keys() & set(step.depends_on):
+_WORLDS = {}  # slip -> (the loader's cache, {step module: module object} of the steps it changes loaded so far)
+
+
+def _world(slip, upto=None):
+    """{step module: module object} for the steps the slip changes, among step `upto` and the steps it
+    imports (all steps when None). Steps are loaded as far as `upto` only, the rest when asked for: a
+    step's imports come before it in the manifest, so a world grown step by step is the one built at once."""
+    cache, changed = _WORLDS.setdefault(slip, ({}, {}))
+    steps = manifest.steps()
+    last = len(steps) if upto is None else next(k for k, step in enumerate(steps) if step.module == upto) + 1
+    for step in steps[:last]:
+        if step.module in changed or (step.module != slip.module and not changed.keys() & set(step.depends_on)):
             continue
         module = load_step(step.module, SOLUTIONS_DIR, SOLUTIONS_DIR, cache)
         if step.module == slip.module:
             setattr(module, slip.function, slip.impl)
         cache[(step.module, SOLUTIONS_DIR)] = changed[step.module] = module
-    return changed
+    wanted = None if upto is None else _upstream(upto)
+    return {module: obj for module, obj in changed.items() if wanted is None or module in wanted}
 
 
 def _global_names(code):
@@ -48,9 +55,10 @@ def _calls_any(function, hit):
 
 
 @lru_cache(maxsize=None)
-def _affected(slip):
-    """{(module, function): mistaken callable} for every step function the slip changes."""
-    world, hit, found = _world(slip), {id(slip.impl)}, {}
+def _affected(slip, upto=None):
+    """{(module, function): mistaken callable} for every step function the slip changes, among step `upto`
+    and the steps it imports (all steps when None)."""
+    world, hit, found = _world(slip, upto), {id(slip.impl)}, {}
     grew = True
     while grew:  # a caller may come before its callee in the manifest
         grew = False
@@ -75,10 +83,21 @@ def slip_step(code, variant):
     return SLIPS[code][variant].module
 
 
+@lru_cache(maxsize=None)
+def _upstream(module):
+    """`module` and every step it imports, directly or through another step: where a slip can change it."""
+    found = {module}
+    for dep in manifest.step(module).depends_on:
+        found |= _upstream(dep)
+    return frozenset(found)
+
+
 def variants(code, module, function):
-    """Every way mistake `code` changes `module.function` (empty when it cannot affect it)."""
+    """Every way mistake `code` changes `module.function` (empty when it cannot affect it). Only the slips
+    made in `module` or a step it imports are built, as far as `module` (`_world` loads the steps anew for each)."""
     catalogue()[code]  # KeyError for an unknown code
-    return [_affected(s)[(module, function)] for s in SLIPS[code] if (module, function) in _affected(s)]
+    slips = [s for s in SLIPS[code] if s.module in _upstream(module)]
+    return [_affected(s, module)[(module, function)] for s in slips if (module, function) in _affected(s, module)]
 
 
 def mistaken_function(code, module, function):

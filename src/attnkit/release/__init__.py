@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import __version__, lessons, manifest, portable_cases, stubs
 import attnkit_runtime
+from attnkit_runtime.started import prints
 from ..cases import cases_for, hidden_concepts
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from .texts import GITIGNORE, PYPROJECT, README, test_file
@@ -37,12 +38,14 @@ def runtime_sources():
     return sorted(Path(attnkit_runtime.__file__).parent.glob("*.py"))
 
 
-def course_data(cases):
-    """course.json: the steps, the provided modules, what the hidden tests check, the public cases ({step: [stored case]})."""
+def course_data(cases, stub_files):
+    """course.json: the steps (each with the prints of its stub's code, from `stub_files` {file name:
+    text}: an optional step is skipped while the learner's file still has it), the provided modules, what
+    the hidden tests check, the public cases ({step: [stored case]})."""
     return {
         "provided": list(manifest.provided_modules()),
         "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track,
-                   "read": lessons.links(s.lesson),
+                   "read": lessons.links(s.lesson), "stub": prints(stub_files[s.filename]),
                    "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
                   for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
@@ -70,7 +73,7 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
     package = f"runtime/{RUNTIME}"
     for path in runtime_sources():
         files[f"{package}/{path.name}"] = path.read_bytes()
-    files[f"{package}/data/course.json"] = json.dumps(course_data(cases), ensure_ascii=False, separators=(",", ":")) + "\n"
+    files[f"{package}/data/course.json"] = json.dumps(course_data(cases, generated), ensure_ascii=False, separators=(",", ":")) + "\n"
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **snapshot.arrays)
     files[f"{package}/data/snapshot.npz"] = buffer.getvalue()

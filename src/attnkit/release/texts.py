@@ -31,6 +31,9 @@ pytest exercises/test_step1_projection.py      # one step
 
 Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replace each
 `raise NotImplementedError(...)` with your code. Leave the input checks above it as they are.
+Steps 1–6 are the core. Steps 7–9 (the extension) are optional: their tests are skipped while a step's
+file still holds the stub's code (comments aside), so a finished core is a green run; change the step's
+file and its tests run.
 
 - A failing test shows the inputs of each call, the values it must give and yours (the cases are
   stored in `runtime/{runtime}/data/course.json`).
@@ -70,6 +73,7 @@ where = ["runtime"]
 
 [tool.pytest.ini_options]
 testpaths = ["exercises"]
+addopts = "-p no:anyio"
 """
 
 GITIGNORE = """.venv/
