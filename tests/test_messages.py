@@ -113,7 +113,7 @@ def test_grade_lang_zh_writes_chinese_feedback_even_for_the_provided_checks(tmp_
     feedback = tmp_path / "fb" / stems([sub])[sub]
     md = Path(f"{feedback}.md").read_text(encoding="utf-8")
     assert md.startswith("# bob 的反馈：") and "| 步骤 | 得分 | 未通过的测试 |" in md, md
-    assert "可能的错误：" in md and "阅读：lessons/zh/step2_scores.md" in md and "（隐藏测试：failed）" in md, md
+    assert "可能的错误：" in md and "阅读：lessons/zh/step2_scores.md" in md and "（隐藏测试：未通过）" in md, md
     assert "Z 必须有 3 个轴 [B, T, D]" in md, md  # worded inside the sandbox, in the grader's language
     assert "likely mistake" not in md and "read: lessons" not in md, md
     html = Path(f"{feedback}.html").read_text(encoding="utf-8")

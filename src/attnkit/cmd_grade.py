@@ -127,7 +127,8 @@ def run(args):
         who = students.student(graded.submission, roster)
         if args.json:
             named = {"name": who.name} if roster is not None else {}
-            row = {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation}
+            found = {"found_in": graded.found_in} if graded.found_in else {}
+            row = {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation, **found}
             sys.stdout.write(json.dumps(row) + "\n")
         else:
             if skipped:

@@ -31,7 +31,7 @@ def shown_output(test, case, reveal_hidden):
     """The text of a failed test that its student may read; `case` is the catalogue's case of `test`."""
     if test.public or reveal_hidden or not test.output:
         return test.output
-    lines = [say("feedback.hidden_title", title=judge.title(case), status=test.status)]
+    lines = [say("feedback.hidden_title", title=judge.title(case), status=status_word(test.status))]
     if test.not_written:
         lines.append("  " + say("feedback.step_not_written", step=case.step.number, mark=say("grade.not_written_mark")))
     if test.diagnosis:
@@ -67,6 +67,16 @@ def _title(graded, student, text=str):
     return say("feedback.title", who=who, score=f"{graded.score:.4g}", max=f"{graded.max_score:g}")
 
 
+def status_word(status):
+    """A test's Status as the student reads it, in their language."""
+    return say(f"status.{status.value}")
+
+
+def _found_in(graded):
+    """[the line saying where the step files were found], or [] when they were at the top."""
+    return [say("intake.found_in", where=graded.found_in)] if graded.found_in else []
+
+
 def _header():
     """The titles of the steps table's columns."""
     return say("feedback.column_step"), say("feedback.column_points"), say("feedback.column_failed")
@@ -74,7 +84,8 @@ def _header():
 
 def markdown(graded, student, cases, reveal_hidden=False):
     """The feedback as Markdown. `cases` maps test names to catalogue cases."""
-    lines = [f"# {_title(graded, student, markdown_text)}", "", "| " + " | ".join(_header()) + " |", "|---|---|---|"]
+    found = [f"{markdown_text(line)}\n" for line in _found_in(graded)]
+    lines = [f"# {_title(graded, student, markdown_text)}", "", *found, "| " + " | ".join(_header()) + " |", "|---|---|---|"]
     steps = _steps(graded, cases, reveal_hidden)
     lines += [f"| {m} | {s:.4g} / {w:g} | {len(failed)} |" for m, s, w, failed in steps]
     for module, _, _, failed in steps:
@@ -82,7 +93,7 @@ def markdown(graded, student, cases, reveal_hidden=False):
             lines += ["", f"## {module}"]
             for test, text in failed:
                 name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
-                lines += ["", f"**{name}**: {test.status}", "", *code_block(text)]
+                lines += ["", f"**{name}**: {status_word(test.status)}", "", *code_block(text)]
     return "\n".join(lines) + "\n"
 
 
@@ -93,14 +104,14 @@ def html_page(graded, student, cases, reveal_hidden=False):
     title = _title(graded, student, lambda text: printable(text, keep=""))
     steps = _steps(graded, cases, reveal_hidden)
     rows = "".join(f"<tr><td>{e(m)}</td><td>{s:.4g} / {w:g}</td><td>{len(failed)}</td></tr>" for m, s, w, failed in steps)
-    body = [f"<h1>{e(title)}</h1>",
+    body = [f"<h1>{e(title)}</h1>", *(f"<p>{e(line)}</p>" for line in _found_in(graded)),
             "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in _header()) + f"</tr>{rows}</table>"]
     for module, _, _, failed in steps:
         if failed:
             body.append(f"<h2>{e(module)}</h2>")
             for test, text in failed:
                 name = test.name if test.public or reveal_hidden else say("feedback.hidden_test")
-                body.append(f"<h3>{e(name)}: {e(test.status)}</h3><pre>{e(text)}</pre>")
+                body.append(f"<h3>{e(name)}: {e(status_word(test.status))}</h3><pre>{e(text)}</pre>")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title><style>"
             "body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:.2em .8em;text-align:left}"
             "pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}</style></head><body>\n"

@@ -56,6 +56,7 @@ class Graded:
     stderr: str = ""
     seconds: dict = field(default_factory=dict)  # {"run": sandbox, "calls": learner's calls in it, "judge": here}
     isolation: str = ""  # what isolated the learner's code ("" when none of it ran)
+    found_in: str = ""  # where in the folder given its step files were ("": at its top)
 
     @property
     def diagnoses(self):
@@ -69,7 +70,7 @@ class Graded:
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
         return {**self.as_spec(), "tests": [{**t.as_spec(), "not_written": t.not_written} for t in self.tests],
                 "steps": {m: list(v) for m, v in self.steps.items()},
-                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation}
+                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation, "found_in": self.found_in}
 
     @classmethod
     def from_record(cls, record, public_names):
@@ -77,12 +78,13 @@ class Graded:
                  for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
                    {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
-                   isolation=record.get("isolation", ""))
+                   isolation=record.get("isolation", ""), found_in=record.get("found_in", ""))
 
 
 def grade_submission(plan, runner, sub):
     """Grade `sub`, a `submission.Submission` as read from disk."""
-    return grade(plan, runner, sub.sources, sub.name, sub.problem, sub.unreadable)
+    graded = grade(plan, runner, sub.sources, sub.name, sub.problem, sub.unreadable)
+    return replace(graded, found_in=sub.found_in)
 
 
 def grade(plan, runner, sources, name, problem="", unreadable=None):
