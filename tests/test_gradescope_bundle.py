@@ -98,6 +98,7 @@ def run_autograder(root, files=None, notebook_from=None, prefix=(), links=None):
         shutil.rmtree(folder, ignore_errors=True)
     submission.mkdir()
     for name, text in (files or {}).items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
         (submission / name).write_text(text, encoding="utf-8")
     for name, target in (links or {}).items():
         (submission / name).symlink_to(target)
@@ -167,10 +168,18 @@ def test_a_crashing_and_a_broken_file_cost_only_their_steps(autograder_root):
     assert_graded(results, 100.0 - case_points_of(lost))
 
 
-def test_an_empty_submission_gets_0_with_every_test_listed(autograder_root):
-    results = run_autograder(autograder_root, {})
-    assert_graded(results, 0.0)
-    assert all(t["status"] == "failed" for t in results["tests"])
+def test_an_empty_submission_gets_0_saying_what_it_holds(autograder_root):
+    results = run_autograder(autograder_root, {"notes.txt": "my notes"})
+    assert_gradescope_schema(results)
+    assert results["score"] == 0 and not results["tests"]
+    assert "could not be graded" in results["output"] and "its top holds: notes.txt" in results["output"]
+
+
+def test_an_upload_two_levels_deep_is_graded_and_says_where(autograder_root):
+    files = {f"zipped/exercises/{name}": text for name, text in step_files(SOLUTIONS_DIR).items()}
+    results = run_autograder(autograder_root, {**files, "zipped/README.md": "mine"})
+    assert_graded(results, 100.0)
+    assert "step files found in zipped/exercises/" in results["output"]
 
 
 def test_a_notebook_submission_is_graded(autograder_root):

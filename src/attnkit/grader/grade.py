@@ -55,8 +55,9 @@ class Graded:
     stdout: str = ""
     stderr: str = ""
     seconds: dict = field(default_factory=dict)  # {"run": sandbox, "calls": learner's calls in it, "judge": here}
-    isolation: str = ""  # what isolated the learner's code ("" when none of it ran)
+    isolation: str = ""  # what isolated the learner's code, a sandbox_types.Isolation word ("" when none of it ran)
     found_in: str = ""  # where in the folder given its step files were ("": at its top)
+    problem: str = ""  # why it was not graded at all ("" when it was): every test is then an error saying so
 
     @property
     def diagnoses(self):
@@ -70,7 +71,8 @@ class Graded:
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
         return {**self.as_spec(), "tests": [{**t.as_spec(), "not_written": t.not_written} for t in self.tests],
                 "steps": {m: list(v) for m, v in self.steps.items()},
-                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation, "found_in": self.found_in}
+                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation, "found_in": self.found_in,
+                "problem": self.problem}
 
     @classmethod
     def from_record(cls, record, public_names):
@@ -78,7 +80,7 @@ class Graded:
                  for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
                    {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
-                   isolation=record.get("isolation", ""), found_in=record.get("found_in", ""))
+                   **{key: record.get(key, "") for key in ("isolation", "found_in", "problem")})
 
 
 def grade_submission(plan, runner, sub):
@@ -100,7 +102,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
         run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results, early))
-        results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
+        results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, str(run.tier)
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
@@ -120,7 +122,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         steps[module] = (float(worth) if earned == total else round(worth * earned / total, 6), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
-                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
+                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation, problem=problem)
 
 
 def _judge(plan, planned, results, problem, missing):
