@@ -1,6 +1,6 @@
 """The class report: what a batch of grades says to the teacher — scores, steps, mistakes to reteach.
 
-Input is the SPEC grade objects (`attnkit grade --json` lines, or Graded.as_spec()). A mistake is
+Input is the grade objects of docs/CONTRACT.md (`attnkit grade --json` lines, or Graded.as_spec()). A mistake is
 counted once per student who made it, and ranked by that count, with the lesson section its advice
 names (mistakes.catalogue).
 """
@@ -34,7 +34,7 @@ class ClassSummary:
 
 
 def summarize(grades):
-    """The ClassSummary of SPEC grade objects (at least one)."""
+    """The ClassSummary of grade objects (docs/CONTRACT.md) (at least one)."""
     if not grades:
         raise ValueError("grades: a class report needs at least one graded submission, got none")
     top = max(g["max_score"] for g in grades)

@@ -32,7 +32,7 @@ class TestResult:
     step: str
     score: float
     max_score: float
-    status: Status  # its JSON is the word: passed / failed / error / timeout (SPEC)
+    status: Status  # its JSON is the word: passed / failed / error / timeout (docs/CONTRACT.md)
     output: str
     diagnosis: str | None
     public: bool
@@ -45,7 +45,7 @@ class TestResult:
 
 @dataclass
 class Graded:
-    """One submission's grade; `as_spec()` is the SPEC's JSON object."""
+    """One submission's grade; `as_spec()` is the grading JSON's object (docs/CONTRACT.md)."""
 
     submission: str
     score: float
@@ -128,7 +128,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
-    if missing and not problem:  # SPEC: a missing file counts as not done
+    if missing and not problem:  # a missing file counts as not done (docs/CONTRACT.md)
         return _result(planned, Status.FAILED, _not_written(case, say("grade.file_missing", file=case.step.filename)),
                        None, True)
     if problem:
@@ -136,7 +136,7 @@ def _judge(plan, planned, results, problem, missing):
     if any(r is None for r in calls):
         return _result(planned, Status.ERROR, f"{judge.title(case)}\n  {say('grade.no_result')}", None)
     stopped = next((r for r in calls if r.ending != Ending.RETURNED), None)
-    if stopped is not None and stopped.ending in _WORDS:  # SPEC's timeout: a call that ran out of time
+    if stopped is not None and stopped.ending in _WORDS:  # `timeout`: a call that ran out of time (docs/CONTRACT.md)
         status = Status.TIMEOUT if stopped.ending == Stopped.BUDGET and stopped.exc_type == "time" else Status.ERROR
         words = _WORDS[stopped.ending]
         return _result(planned, status, f"{judge.title(case)}\n  "
