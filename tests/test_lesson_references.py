@@ -117,7 +117,7 @@ def test_no_reference_to_the_old_unpublished_lessons_is_left():
 
 
 def test_learner_docstrings_cite_lessons_not_the_contract():
-    """The learner's files point at the lessons, which they have (test_contract.py: nothing cites a file the kit lacks)."""
+    """The learner's files point at the lessons, which they have, not at the instructor's docs."""
     learner_side = [*(ROOT / "solutions").glob("*.py"), *(ROOT / "exercises").glob("*.py")]
     assert not [p.name for p in learner_side if "CONTRACT.md" in p.read_text(encoding="utf-8")]
 

@@ -124,3 +124,13 @@ def test_reports_follow_the_umask_and_the_results_store_stays_private(tmp_path, 
     assert stat.S_IMODE((tmp_path / "grades.csv").stat().st_mode) == 0o666 & ~mask
     assert stat.S_IMODE((tmp_path / "store.jsonl").stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "old.jsonl").stat().st_mode) == 0o600
+
+
+def test_the_new_cells_from_learner_text_cannot_run_as_formulas(tmp_path):
+    """found_in (folder names inside a submission) and the roster's email are learner text too (OWASP's rule)."""
+    roster = students.read_roster(_export(tmp_path, "student_id,name,email\n=1+1,@SUM(1),-2+3@evil.example\n"))
+    graded = grade(plan(), InProcessRunner(), {}, "subs/-2+3")
+    graded.found_in = "=HYPERLINK(\"http://evil.example\")/exercises"
+    rows = list(csv.reader(io.StringIO(report_csv.text([graded], plan().steps, roster))))
+    assert rows[1][:7] == ["'=1+1", "'@SUM(1)", "'-2+3@evil.example", "graded", "email_local", "subs/-2+3",
+                           "'" + graded.found_in]

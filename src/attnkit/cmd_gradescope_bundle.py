@@ -10,7 +10,8 @@ def register(sub):
                                                  "the kit, the hidden cases, the solutions)")
     p.add_argument("zip", metavar="FILE.zip", help="where to write the zip")
     add_lang_option(p, "the students' feedback, written into run_autograder",
-                    default="$ATTNKIT_LANG where the bundle is made, else the container's locale: English on Gradescope")
+                    default="$ATTNKIT_LANG where the bundle is made, else the container's locale: "
+                            "English on Gradescope")
     p.set_defaults(func=run)
 
 

@@ -85,7 +85,8 @@ def _header():
 def markdown(graded, student, cases, reveal_hidden=False):
     """The feedback as Markdown. `cases` maps test names to catalogue cases."""
     found = [f"{markdown_text(line)}\n" for line in _found_in(graded)]
-    lines = [f"# {_title(graded, student, markdown_text)}", "", *found, "| " + " | ".join(_header()) + " |", "|---|---|---|"]
+    lines = [f"# {_title(graded, student, markdown_text)}", "", *found,
+             "| " + " | ".join(_header()) + " |", "|---|---|---|"]
     steps = _steps(graded, cases, reveal_hidden)
     lines += [f"| {m} | {s:.4g} / {w:g} | {len(failed)} |" for m, s, w, failed in steps]
     for module, _, _, failed in steps:

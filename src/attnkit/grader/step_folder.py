@@ -39,7 +39,8 @@ class Survey:
         return self.notebooks[0] if not self.step_folders and len(self.notebooks) == 1 else None
 
     def problem(self, name):
-        """Why the folder `name` holds no one submission (neither chosen() nor lone_notebook()), saying what it holds."""
+        """Why the folder `name` holds no one submission (neither chosen() nor lone_notebook()), saying
+        what it holds."""
         if self.step_folders:
             return say("intake.many_step_folders", name=name, count=len(self.step_folders),
                        folders=_listed(f"{p.as_posix()}/" for p in self.step_folders))
@@ -67,6 +68,8 @@ def survey(top):
             top_names = sorted(e.name + ("/" if _is_folder(e) else "") for e in entries)
         if any(e.name in step_names for e in entries):  # a link or a folder so named too: intake says why it is refused
             folders.append(rel)
+            if depth == 0:
+                break  # the top is the submission: nothing below is looked at
         notebooks += [rel / e.name for e in entries if e.name.endswith(".ipynb") and _is_file(e)]
         if depth < DEPTH:
             pending += [(rel / e.name, depth + 1) for e in sorted(entries, key=lambda e: e.name) if _is_folder(e)]
