@@ -124,3 +124,9 @@ def test_chinese_feedback_words_the_status_in_chinese(tmp_path, monkeypatch):
     html = feedback.html_page(graded, Student("ivy", "", False), plan().case_named)
     assert "未通过" in page and "未通过" in html
     assert ": failed" not in page and ": failed" not in html and "隐藏测试：failed" not in page
+
+
+def test_the_terminal_report_of_a_submission_not_graded_says_why_once(tmp_path):
+    (tmp_path / "kim" / "notes").mkdir(parents=True)
+    text = report_text.text(_graded(tmp_path / "kim"))
+    assert text.count("not graded") == 1 and "its top holds: notes/" in text and len(text.splitlines()) == 2
