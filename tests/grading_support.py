@@ -1,4 +1,4 @@
-"""Helpers for the grader's tests: one plan per session, submissions and notebooks, the SPEC shape."""
+"""Helpers for the grader's tests: one plan per session, submissions and notebooks, the grading JSON's shape."""
 import json
 import re
 import subprocess
@@ -71,8 +71,8 @@ def run_cli(*args, cwd=ROOT):
 
 
 def assert_spec_shape(obj):
-    """`obj` is a grade as SPEC pins it."""
-    assert set(obj) >= {"submission", "score", "max_score", "tests", "diagnoses"}  # more keys allowed (SPEC)
+    """`obj` is a grade as docs/CONTRACT.md pins it."""
+    assert set(obj) >= {"submission", "score", "max_score", "tests", "diagnoses"}  # more keys allowed (docs/CONTRACT.md)
     assert isinstance(obj["submission"], str)
     assert isinstance(obj["score"], float) and isinstance(obj["max_score"], float)
     assert obj["max_score"] == 100.0 and 0.0 <= obj["score"] <= 100.0

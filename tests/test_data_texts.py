@@ -173,6 +173,6 @@ def test_grading_feedback_names_hidden_concepts_and_mistakes_in_chinese(tmp_path
     md = (tmp_path / "feedback" / f"{stems([sub])[sub]}.md").read_text(encoding="utf-8")
     failed = [plan().case_named[t["name"]] for t in json.loads(proc.stdout)["tests"] if t["status"] == "failed"]
     hidden = next(case for case in failed if not case.public)
-    assert f"{hidden.concept['zh']}（隐藏测试：failed）" in md, md
+    assert f"{hidden.concept['zh']}（隐藏测试：未通过）" in md, md
     assert f"可能的错误：{mistakes.describe('scale_missing', 'zh')}" in md, md
     assert "lessons/en/" not in md and hidden.concept["en"] not in md, md

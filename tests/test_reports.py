@@ -73,8 +73,9 @@ def test_csv_gradebook_has_a_row_per_submission_and_a_column_per_step(tmp_path):
     report_csv.write(path, graded, STEPS)
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
     assert [r["submission"] for r in rows] == ["with bias_missing", "with mask_inverted"]
-    assert list(rows[0]) == ["student", "submission", *STEPS, "score", "max_score", "diagnoses", "isolation"]
-    assert rows[0]["isolation"] == "in-process (the kit's own code)"
+    assert list(rows[0]) == ["student", "status", "submission", "found_in", *STEPS, "score", "max_score", "diagnoses",
+                             "isolation"]
+    assert rows[0]["isolation"] == "in_process" and rows[0]["status"] == "graded"
     assert float(rows[0]["score"]) == graded[0].score and float(rows[0]["step4_softmax"]) == 20
     assert sum(float(rows[1][m]) for m in STEPS) == pytest.approx(float(rows[1]["score"]))
     assert "mask_inverted" in rows[1]["diagnoses"].split()

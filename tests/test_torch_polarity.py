@@ -83,7 +83,7 @@ def test_sdpa_with_12_heads(ref):
 
 
 def test_kv_cache_past3_new2_is_bottom_right_and_is_causal_is_top_left(ref):
-    """is_causal=True aligns top-left: wrong for a KV-cache step (the SPEC's trap)."""
+    """is_causal=True aligns top-left: wrong for a KV-cache step (the contract's trap: docs/CONTRACT.md)."""
     rng = np.random.default_rng(5)
     Q, K, V = rng.normal(size=(2, D_H)), rng.normal(size=(5, D_H)), rng.normal(size=(5, D_H))
     O, _ = ref.step6_head.attention(Q, K, V)  # visible=None: causal_visible(2, 5), bottom-right

@@ -1,4 +1,4 @@
-"""Every worked example of the SPEC, asserted directly on the reference solutions.
+"""Every worked example of docs/CONTRACT.md, asserted directly on the reference solutions.
 
 Numbers are compared to the precision the lessons print (000 = "从零学大模型：Self-Attention",
 002 = "注意力机制，逐步算清"); the peer check uses Stanford CS336's own tolerances.

@@ -21,10 +21,9 @@ COMMAND_MODULES = (
 )
 
 
-def add_lang_option(parser, what="the messages"):
+def add_lang_option(parser, what="the messages", default="$ATTNKIT_LANG, else the locale"):
     """--lang en|zh on a subcommand: the language of `what`; `main` applies it before the command runs."""
-    parser.add_argument("--lang", choices=i18n.LANGUAGES,
-                        help=f"the language of {what}: en or zh (default: $ATTNKIT_LANG, else the locale)")
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, help=f"the language of {what}: en or zh (default: {default})")
 
 
 def build_parser():

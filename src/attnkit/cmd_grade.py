@@ -17,13 +17,16 @@ def register(sub):
     p.add_argument("--track", default=manifest.DEFAULT_TRACK, choices=manifest.tracks(),
                    help="the assignment to grade, each worth 100 points: core (steps 1–6, the default) or "
                         "extension (steps 7 on)")
-    p.add_argument("--json", action="store_true", help="print one JSON object per submission per line (SPEC)")
-    p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per submission, a column per step")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per submission per line (docs/CONTRACT.md)")
+    p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per student (with --roster, every roster "
+                                                 "student), a column per step")
     p.add_argument("--gradescope", metavar="FILE",
                    help="write Gradescope's results.json (FILE/results.json when FILE ends with / or is a folder; "
                         "with several PATHs, FILE is a folder of one file each)")
     p.add_argument("--roster", metavar="FILE.csv",
-                   help="map folder names to students: CSV columns folder, student_id and optionally name")
+                   help="the class, e.g. an LMS export: CSV columns student_id and optionally name, email, folder; "
+                        "submissions are matched to rows by folder, id, email or name (docs/GRADING.md)")
     p.add_argument("--feedback", metavar="DIR",
                    help="write each student's feedback here as <student>-<digest>.md and .html (docs/GRADING.md)")
     p.add_argument("--reveal-hidden", action="store_true",
@@ -73,6 +76,7 @@ def run(args):
     except (OSError, ValueError) as err:
         say(f"attnkit grade: --roster: {err}")
         return 2
+    who_is = students.assign(args.paths, roster)
     try:
         gradescope_files = report_gradescope.files_for(args.paths, args.gradescope, roster) if args.gradescope else {}
         feedback_stems = file_names.stems(args.paths, roster) if args.feedback else {}
@@ -108,7 +112,7 @@ def run(args):
     def write_csv(final=False):
         if args.csv and (final or time.monotonic() - csv_written[0] > 0.5):
             ordered = [graded_so_far[n] for n in args.paths if n in graded_so_far]
-            report_csv.write(args.csv, ordered, plan.steps, roster)
+            report_csv.write(args.csv, ordered, plan.steps, roster, who_is)
             csv_written[0] = time.monotonic()
 
     def write_files(graded, who):
@@ -126,7 +130,7 @@ def run(args):
 
     def on_graded(graded, skipped):
         graded_so_far[graded.submission] = graded
-        who = students.student(graded.submission, roster)
+        who = who_is[graded.submission]
         rows[graded.submission] = _row(graded, who, roster)
         if args.json:
             sys.stdout.write(json.dumps(rows[graded.submission]) + "\n")
@@ -162,7 +166,7 @@ def run(args):
         say(f"attnkit grade: {name}: graded, but its files could not be written ({why}); its grade is kept, "
             "and a rerun writes them without regrading")
     if roster is not None:
-        _report_roster_gaps(*students.roster_gaps(args.paths, roster))
+        _report_roster_gaps(roster, who_is)
     if not args.json and len(graded_so_far) >= 2:
         ordered = [rows[n] for n in args.paths if n in rows]
         print(class_report.text(class_report.summarize(ordered)))
@@ -170,19 +174,40 @@ def run(args):
 
 
 def _row(graded, who, roster):
-    """The --json object of a submission: the SPEC grade, its student, the isolation, and the tests of
-    steps not written yet (the class report tells them from wrong answers)."""
-    named = {"name": who.name} if roster is not None else {}
-    return {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation,
+    """The --json object of a submission: the grade of docs/CONTRACT.md, its student (with a roster, their
+    name, email and how they were matched), the isolation, where its step files were found when not at
+    its top, and the tests of steps not written yet (the class report tells them from wrong answers)."""
+    named = {"name": who.name, "email": who.email, "roster": who.match} if roster is not None else {}
+    found = {"found_in": graded.found_in} if graded.found_in else {}
+    return {**graded.as_spec(), "student": who.id, **named, "isolation": graded.isolation, **found,
             "not_written": [t.name for t in graded.tests if t.not_written]}
 
 
-def _report_roster_gaps(without_row, without_submission):
+def _report_roster_gaps(roster, who_is):
+    """On stderr: the submissions no roster row matched (or matched ambiguously), the rows two matched, the
+    roster students without a submission."""
+    from .grader.students import Match, folder_name
     from .grader.terminal import say
 
-    if without_row:
-        say(f"attnkit grade: --roster: {len(without_row)} submission(s) without a roster row "
-            f"(graded under their folder name): {', '.join(without_row)}")
-    if without_submission:
-        say(f"attnkit grade: --roster: {len(without_submission)} roster row(s) without a submission: "
-            f"{', '.join(without_submission)}")
+    def paths_with(match):
+        return [path for path, who in who_is.items() if who.match is match]
+    unrostered, ambiguous, duplicates = (paths_with(m) for m in (Match.UNROSTERED, Match.AMBIGUOUS, Match.DUPLICATE))
+    if unrostered:
+        say(f"attnkit grade: --roster: {len(unrostered)} submission(s) no roster row matches (in the gradebook "
+            f"without an id, roster 'unrostered'): {', '.join(folder_name(p) for p in unrostered)}")
+    for path in ambiguous:
+        rows = ", ".join(f"{row.student_id} (line {row.line})" for row in who_is[path].candidates)
+        say(f"attnkit grade: --roster: {folder_name(path)} matches several roster rows, so none: {rows}; "
+            "add a folder column to the roster to say which")
+    if duplicates:
+        by_id = {}
+        for path in duplicates:
+            by_id.setdefault(who_is[path].id, []).append(path)
+        for student_id, paths in by_id.items():
+            say(f"attnkit grade: --roster: {student_id} is matched by {len(paths)} submissions "
+                f"(roster 'duplicate'): {', '.join(paths)}")
+    graded_ids = {who.id for who in who_is.values() if who.in_roster}
+    missing = [row for row in roster.rows if row.student_id not in graded_ids]
+    if missing:
+        say(f"attnkit grade: --roster: {len(missing)} roster student(s) without a submission (status 'missing'): "
+            f"{', '.join(row.student_id for row in missing)}")

@@ -4,9 +4,11 @@ The kit is used from a clone of its repository (`pip install -e .`), so `solutio
 `exercises/` and `autograder/` sit next to `src/`. ATTNKIT_ROOT points elsewhere when needed
 (an installed wheel, the Gradescope bundle's source folder).
 
-The package holds only what a student may see (public cases in data/cases/); the hidden cases
-live on the instructor's side, in ROOT/autograder/cases/, and an installed kit without them
-grades the public cases only.
+The package holds no hidden case and no solution: its data/cases/ are the public cases, the hidden
+ones live in ROOT/autograder/cases/ and the reference in ROOT/solutions/, and an installed kit
+without them grades the public cases only. It is still the instructor's, not a hand-out: it holds
+the grader and the mistake catalogue (autograder/README.md); students get `attnkit release` or the
+nbgrader notebook.
 """
 import os
 from pathlib import Path

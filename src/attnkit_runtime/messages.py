@@ -309,6 +309,20 @@ MESSAGES = {
     "grade.unpaid": {
         "en": "passed, but scores 0: its points need {function}() to pass a hidden test that checks values too",
         "zh": "通过了，但得 0 分：要得到它的分数，{function}() 还需要通过一个检查数值的隐藏测试"},
+    "intake.found_in": {"en": "step files found in {where}/", "zh": "在 {where}/ 里找到了各步的文件"},
+    "intake.no_step_files": {
+        "en": "{name} holds no step file (step1_projection.py …), neither at its top nor in a folder up to {depth} "
+              "levels down; its top holds: {found}",
+        "zh": "{name} 里没有任何一步的文件（step1_projection.py …），顶层和往下 {depth} 层的文件夹里都没有；"
+              "它的顶层有：{found}"},
+    "intake.empty": {"en": "nothing", "zh": "没有任何文件"},
+    "intake.many_step_folders": {
+        "en": "{name} has step files in {count} folders ({folders}): hand in one of them",
+        "zh": "{name} 有 {count} 个文件夹里都有各步的文件（{folders}）：请只提交其中一个"},
+    "status.passed": {"en": "passed", "zh": "通过"},
+    "status.failed": {"en": "failed", "zh": "未通过"},
+    "status.error": {"en": "error", "zh": "出错"},
+    "status.timeout": {"en": "timeout", "zh": "超时"},
     "feedback.hidden_test": {"en": "hidden test", "zh": "隐藏测试"},
     "feedback.hidden_title": {"en": "{title} (a hidden test: {status})", "zh": "{title}（隐藏测试：{status}）"},
     "feedback.step_not_written": {"en": "step {step} is {mark}.", "zh": "第 {step} 步{mark}。"},
@@ -317,10 +331,6 @@ MESSAGES = {
     "feedback.column_points": {"en": "points", "zh": "得分"},
     "feedback.column_failed": {"en": "tests not passed", "zh": "未通过的测试"},
     "feedback.failure": {"en": "{name}: {status}", "zh": "{name}：{status}"},
-    "feedback.status_passed": {"en": "passed", "zh": "通过"},
-    "feedback.status_failed": {"en": "failed", "zh": "未通过"},
-    "feedback.status_error": {"en": "error", "zh": "出错"},
-    "feedback.status_timeout": {"en": "timeout", "zh": "超时"},
     "feedback.step_unwritten": {
         "en": "Step {step} is not written yet ({tests} tests): replace each `raise NotImplementedError` with your code.",
         "zh": "第 {step} 步还没有写（{tests} 个测试）：把每个 `raise NotImplementedError` 换成你的代码。"},

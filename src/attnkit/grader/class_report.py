@@ -1,6 +1,6 @@
 """The class report: what a batch of grades says to the teacher — scores, steps, and who needs help.
 
-Input is the grade objects `attnkit grade --json` prints (Graded.as_spec() plus `student`, `name` and
+Input is the grade objects `attnkit grade --json` prints (docs/CONTRACT.md's grade plus `student`, `name` and
 `not_written`, the tests of steps not written yet). Each student is put where their lost points came
 from: a known mistake (counted once per student who made it, ranked by that count, with the lesson
 section its advice names), an error or a timeout the catalogue does not explain (a crash, an exception,
@@ -82,7 +82,7 @@ class ClassSummary:
 
 
 def summarize(grades):
-    """The ClassSummary of grade objects (at least one)."""
+    """The ClassSummary of grade objects (docs/CONTRACT.md) (at least one)."""
     if not grades:
         raise ValueError("grades: a class report needs at least one graded submission, got none")
     top = max(g["max_score"] for g in grades)

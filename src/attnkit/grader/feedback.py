@@ -30,15 +30,13 @@ from .terminal import printable
 _ASCII_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
 _NOTE_KINDS = ("likely_mistake", "hint", "read")  # judge.closing_lines's kinds, in the order a step lists them
-_STATUS_WORD = {Status.PASSED: "feedback.status_passed", Status.FAILED: "feedback.status_failed",
-                Status.ERROR: "feedback.status_error", Status.TIMEOUT: "feedback.status_timeout"}
 
 
 def shown_output(test, case, reveal_hidden):
     """The text of a failed test that its student may read; `case` is the catalogue's case of `test`."""
     if test.public or reveal_hidden or not test.output:
         return test.output
-    lines = [say("feedback.hidden_title", title=judge.title(case), status=test.status)]
+    lines = [say("feedback.hidden_title", title=judge.title(case), status=status_word(test.status))]
     if test.not_written:
         lines.append("  " + say("feedback.step_not_written", step=case.step.number, mark=say("grade.not_written_mark")))
     if test.diagnosis:
@@ -74,7 +72,7 @@ class StepFeedback:
 
 def status_word(status):
     """A test's status in the student's language."""
-    return say(_STATUS_WORD[Status(status)])
+    return say(f"status.{Status(status).value}")
 
 
 def steps(graded, cases, reveal_hidden):
@@ -149,6 +147,11 @@ def title(graded, student, text=str):
     return say("feedback.title", who=who, score=f"{graded.score:.4g}", max=f"{graded.max_score:g}")
 
 
+def found_in(graded):
+    """[the line saying where the step files were found], or [] when they were at the top."""
+    return [say("intake.found_in", where=graded.found_in)] if graded.found_in else []
+
+
 def header():
     """The titles of the steps table's columns."""
     return say("feedback.column_step"), say("feedback.column_points"), say("feedback.column_failed")
@@ -166,7 +169,8 @@ def hidden_line(failure):
 
 def markdown(graded, student, cases, reveal_hidden=False):
     """The feedback as Markdown. `cases` maps test names to catalogue cases."""
-    lines = [f"# {title(graded, student, markdown_text)}", "", "| " + " | ".join(header()) + " |", "|---|---|---|"]
+    found = [f"{markdown_text(line)}\n" for line in found_in(graded)]
+    lines = [f"# {title(graded, student, markdown_text)}", "", *found, "| " + " | ".join(header()) + " |", "|---|---|---|"]
     shown = steps(graded, cases, reveal_hidden)
     lines += [f"| {s.module} | {s.score:.4g} / {s.worth:g} | {s.not_passed} |" for s in shown]
     for s in shown:

@@ -13,7 +13,7 @@ import html
 import math
 
 from attnkit_runtime.messages import say
-from .feedback import header, heading, hidden_line, steps, title
+from .feedback import found_in, header, heading, hidden_line, steps, title
 from .terminal import printable
 
 _STYLE = ("body{font-family:sans-serif;max-width:62em;margin:2em auto;padding:0 1em}"
@@ -74,7 +74,7 @@ def page(graded, student, cases, reveal_hidden=False):
     shown = steps(graded, cases, reveal_hidden)
     rows = "".join(f"<tr><td>{e(s.module)}</td><td>{s.score:.4g} / {s.worth:g}</td><td>{s.not_passed}</td></tr>"
                    for s in shown)
-    body = [f"<h1>{e(name)}</h1>",
+    body = [f"<h1>{e(name)}</h1>", *(f"<p>{e(line)}</p>" for line in found_in(graded)),
             "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header()) + f"</tr>{rows}</table>"]
     if any(s.hidden for s in shown):
         body.append(f'<p class="cap">{e(say("feedback.grids_public_only"))}</p>')

@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections import Counter
 
-from .students import student
+from .students import assign
 
 SLUG_BYTES = 48
 DIGEST_HEX = 12
@@ -35,7 +35,7 @@ def stems(paths, roster=None):
 
     ValueError if two would still share a name (their digests would have to collide).
     """
-    ids = {path: student(path, roster).id for path in dict.fromkeys(paths)}
+    ids = {path: who.id for path, who in assign(list(dict.fromkeys(paths)), roster).items()}
     count = Counter(ids.values())
 
     def stem_of(path, sid):

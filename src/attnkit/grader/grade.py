@@ -33,7 +33,7 @@ class TestResult:
     step: str
     score: float
     max_score: float
-    status: Status  # its JSON is the word: passed / failed / error / timeout (SPEC)
+    status: Status  # its JSON is the word: passed / failed / error / timeout (docs/CONTRACT.md)
     output: str
     diagnosis: str | None
     public: bool
@@ -47,7 +47,7 @@ class TestResult:
 
 @dataclass
 class Graded:
-    """One submission's grade; `as_spec()` is the SPEC's JSON object."""
+    """One submission's grade; `as_spec()` is the grading JSON's object (docs/CONTRACT.md)."""
 
     submission: str
     score: float
@@ -57,7 +57,9 @@ class Graded:
     stdout: str = ""
     stderr: str = ""
     seconds: dict = field(default_factory=dict)  # {"run": sandbox, "calls": learner's calls in it, "judge": here}
-    isolation: str = ""  # what isolated the learner's code ("" when none of it ran)
+    isolation: str = ""  # what isolated the learner's code, a sandbox_types.Isolation word ("" when none of it ran)
+    found_in: str = ""  # where in the folder given its step files were ("": at its top)
+    problem: str = ""  # why it was not graded at all ("" when it was): every test is then an error saying so
 
     @property
     def diagnoses(self):
@@ -72,7 +74,8 @@ class Graded:
         return {**self.as_spec(),
                 "tests": [{**t.as_spec(), "not_written": t.not_written, "grid": t.grid} for t in self.tests],
                 "steps": {m: list(v) for m, v in self.steps.items()},
-                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation}
+                "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation, "found_in": self.found_in,
+                "problem": self.problem}
 
     @classmethod
     def from_record(cls, record, public_names):
@@ -80,12 +83,13 @@ class Graded:
                  for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
                    {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
-                   isolation=record.get("isolation", ""))
+                   **{key: record.get(key, "") for key in ("isolation", "found_in", "problem")})
 
 
 def grade_submission(plan, runner, sub):
     """Grade `sub`, a `submission.Submission` as read from disk."""
-    return grade(plan, runner, sub.sources, sub.name, sub.problem, sub.unreadable)
+    graded = grade(plan, runner, sub.sources, sub.name, sub.problem, sub.unreadable)
+    return replace(graded, found_in=sub.found_in)
 
 
 def grade(plan, runner, sources, name, problem="", unreadable=None):
@@ -101,7 +105,7 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
         run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results, early))
-        results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, run.isolation
+        results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, str(run.tier)
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
     missing = set() if problem else {m for m in plan.steps if f"{m}.py" not in sources}
@@ -121,13 +125,13 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         steps[module] = (float(worth) if earned == total else round(worth * earned / total, 6), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
-                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation)
+                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation, problem=problem)
 
 
 def _judge(plan, planned, results, problem, missing):
     case = planned.case
     calls = [results.get(key) for key in planned.keys]
-    if missing and not problem:  # SPEC: a missing file counts as not done
+    if missing and not problem:  # a missing file counts as not done (docs/CONTRACT.md)
         return _result(planned, Status.FAILED, _not_written(case, say("grade.file_missing", file=case.step.filename)),
                        None, True)
     if problem:
@@ -135,7 +139,7 @@ def _judge(plan, planned, results, problem, missing):
     if any(r is None for r in calls):
         return _result(planned, Status.ERROR, f"{judge.title(case)}\n  {say('grade.no_result')}", None)
     stopped = next((r for r in calls if r.ending != Ending.RETURNED), None)
-    if stopped is not None and stopped.ending in _WORDS:  # SPEC's timeout: a call that ran out of time
+    if stopped is not None and stopped.ending in _WORDS:  # `timeout`: a call that ran out of time (docs/CONTRACT.md)
         status = Status.TIMEOUT if stopped.ending == Stopped.BUDGET and stopped.exc_type == "time" else Status.ERROR
         words = _WORDS[stopped.ending]
         return _result(planned, status, f"{judge.title(case)}\n  "

@@ -25,8 +25,8 @@ _KIT_FILES = ("pyproject.toml", "README.md", "src")
 def build(zip_path, lang=None):
     """Write the zip at `zip_path`; return the names it holds. ValueError when the kit has no hidden cases.
 
-    `lang` (en or zh): the language of the students' feedback, set in run_autograder; None leaves it
-    to the container's locale (English on Gradescope's images).
+    `lang` (en or zh): the language of the students' feedback, set in run_autograder (the command passes
+    --lang, else $ATTNKIT_LANG); None leaves it to the container's locale (English on Gradescope's images).
     """
     if not hidden_cases_available() or not SOLUTIONS_DIR.is_dir():
         raise ValueError(f"the bundle needs the hidden cases ({HIDDEN_CASES_DIR}) and the solutions "
@@ -55,8 +55,8 @@ def _run_autograder(tmp, lang):
         return source
     shebang, rest = source.read_text(encoding="utf-8").split("\n", 1)
     baked = tmp / "run_autograder"
-    baked.write_text(f"{shebang}\nexport {ENVIRONMENT}={check_language(lang)}  # attnkit gradescope-bundle --lang\n"
-                     f"{rest}", encoding="utf-8")
+    line = f"export {ENVIRONMENT}={check_language(lang)}  # attnkit gradescope-bundle: --lang or ${ENVIRONMENT}"
+    baked.write_text(f"{shebang}\n{line}\n{rest}", encoding="utf-8")
     return baked
 
 

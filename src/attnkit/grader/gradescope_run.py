@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import manifest
 from attnkit_runtime.messages import say
+from . import step_folder
 from .atomic import write_text
 from .report_gradescope import failed
 
@@ -30,37 +31,37 @@ class LayoutError(Exception):
 def submission_path(folder):
     """The folder of step files, or the one notebook, that Gradescope unpacked into `folder`.
 
-    A student who zipped a folder has it one level down. Links are never followed. With neither
-    step files nor a notebook, `folder` itself: every step is then "not written yet".
+    A student who zipped a folder has it a level or two down (step_folder.py: links never followed).
+    LayoutError, saying what the upload holds, when there is none or more than one.
     """
     folder = Path(folder)
-    names = {step.filename for step in manifest.steps()}
-    inner = sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink())
-    for candidate in (folder, *inner):
-        if any(_plain_file(candidate / name) for name in names):
-            return candidate
-    notebooks = sorted(p for f in (folder, *inner) for p in f.glob("*.ipynb") if _plain_file(p))
-    if len(notebooks) > 1:
-        raise LayoutError(say("gradescope.many_notebooks", count=len(notebooks), names=", ".join(p.name for p in notebooks)))
-    return notebooks[0] if notebooks else folder
+    found = step_folder.survey(folder)
+    where = found.chosen() or found.lone_notebook()
+    if where is None:
+        raise LayoutError(found.problem(folder.name))
+    return folder / where
 
 
 def _plain_file(path):
     return path.is_file() and not path.is_symlink()
 
 
-def staged(path, dest):
-    """Copy the submission at `path` (folder or notebook) into `dest`, plain files only; return the copy.
+def staged(path, top, dest):
+    """Copy the submission at `path` (a folder or notebook at or below `top`) into `dest`, at the same place
+    below it (so that the grade says where it was found), plain files only; return `dest`.
 
     Links are dropped, not followed: the grader runs as root and a step file linked to the solution
     would otherwise be read as the student's own.
     """
+    below = dest / path.relative_to(top)
     if path.is_file():
-        shutil.copyfile(path, dest / path.name)
-        return dest / path.name
+        below.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, below)
+        return dest
+    below.mkdir(parents=True, exist_ok=True)
     for step in manifest.steps():
         if _plain_file(path / step.filename):
-            shutil.copyfile(path / step.filename, dest / step.filename)
+            shutil.copyfile(path / step.filename, below / step.filename)
     return dest
 
 
@@ -79,8 +80,8 @@ def main(root):
     with tempfile.TemporaryDirectory(prefix="submission-") as tmp:
         copy, journal = Path(tmp) / "submission", Path(tmp) / "journal"  # the journal: not beside results.json
         copy.mkdir()
-        command = [sys.executable, "-m", "attnkit.cli", "grade", str(staged(path, copy)), "--gradescope",
-                   str(results), "--out", str(journal), "--allow-no-barrier", "--jobs", "1"]
+        command = [sys.executable, "-m", "attnkit.cli", "grade", str(staged(path, root / "submission", copy)),
+                   "--gradescope", str(results), "--out", str(journal), "--allow-no-barrier", "--jobs", "1"]
         return subprocess.run(command, cwd=root).returncode
 
 

@@ -88,6 +88,8 @@ def _summary(graded, anything_hidden):
     """The top-level output: the public tests passed, per step, and their likely mistakes."""
     public = [t for t in graded.tests if t.public]
     lines = [say("gradescope.public_passed", passed=_passed(public), total=len(public), split=points_split())]
+    if graded.found_in:
+        lines.append(say("intake.found_in", where=graded.found_in))
     for module in graded.steps:
         mine = [t for t in public if t.step == module]
         if mine:

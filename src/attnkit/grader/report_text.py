@@ -15,6 +15,10 @@ def _points(x):
 def text(graded):
     """The report, safe to print: learner-controlled text cannot move the cursor or forge a line."""
     lines = [f"{printable(graded.submission, keep='')}: {_points(graded.score)} / {_points(graded.max_score)}"]
+    if graded.found_in:
+        lines.append(f"  step files found in {printable(graded.found_in, keep='')}/")
+    if graded.problem:  # every test says the same: once is enough
+        return "\n".join([*lines, f"  not graded: {printable(graded.problem, keep='')}"])
     for module, (score, worth) in graded.steps.items():
         mine = [t for t in graded.tests if t.step == module]
         bad = [t for t in mine if t.status is not Status.PASSED]

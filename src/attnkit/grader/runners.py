@@ -15,7 +15,7 @@ import numpy as np
 from attnkit_runtime.harness import call_case
 from ..reference import reference_function
 from .sandbox import Limits, SubmissionRun, run_submission
-from .sandbox_types import result
+from .sandbox_types import Isolation, result
 
 
 class SandboxRunner:
@@ -44,7 +44,8 @@ class InProcessRunner:
         self.overrides = dict(overrides or {})
 
     def __call__(self, sources, jobs, passed=None):
-        return SubmissionRun({job.key: self._call(job) for job in jobs}, "", "", "in-process (the kit's own code)")
+        return SubmissionRun({job.key: self._call(job) for job in jobs}, "", "", "in-process (the kit's own code)",
+                             Isolation.IN_PROCESS)
 
     def _call(self, job):
         fn = self.overrides.get((job.step, job.function)) or reference_function(job.step, job.function)

@@ -34,7 +34,7 @@ that many timeouts a function's remaining jobs end "not_run" without running; No
 submission_seconds and submission_result_bytes (the whole submission's budgets).
 
 Fails closed: when the barrier cannot be built, BarrierUnavailable (a ZygoteError) is raised unless
-`allow_no_barrier`. SubmissionRun.isolation says what isolated the run.
+`allow_no_barrier`. SubmissionRun.isolation says what isolated the run, SubmissionRun.tier in a word.
 
 Thread-safe: each concurrent call takes its own zygote from a per-process pool (a process forked
 from one that used the sandbox starts its own). See docs/SECURITY.md for what the barrier protects
@@ -68,5 +68,5 @@ def run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False, passe
         runner = SubmissionRunner(holder, _POOL.replace, sources, limits)
         results = runner.run(jobs, passed)
         stdout, stderr = runner.finish()
-        isolation = holder[0].barrier
-    return SubmissionRun({job.key: results[job.key] for job in jobs}, stdout, stderr, isolation)
+        isolation, tier = holder[0].barrier, holder[0].tier
+    return SubmissionRun({job.key: results[job.key] for job in jobs}, stdout, stderr, isolation, tier)

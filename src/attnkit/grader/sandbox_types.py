@@ -3,6 +3,7 @@
 It also runs inside the sandbox (as `sandbox.sandbox_types`, see sandbox_zygote): standard library only.
 """
 from dataclasses import dataclass
+from enum import Enum
 
 # numpy's BLAS and OpenMP on one thread, in every process that computes for a grade (the sandbox's, the reference worker)
 ONE_BLAS_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
@@ -58,6 +59,19 @@ class SubmissionRun:
     stdout: str  # the learner's captured stdout (capped), never parsed
     stderr: str
     isolation: str = ""  # what isolated the learner's code (barrier_description's words)
+    tier: str = ""  # the same as a word, an Isolation (the gradebook's column)
+
+
+class Isolation(str, Enum):
+    """What isolated a submission's code, as one word (the words of `SubmissionRun.isolation` say more)."""
+
+    BARRIER = "barrier"  # bubblewrap's barrier (sandbox_barrier.py)
+    OWN_UID = "own_uid"  # no barrier; as root, learner code ran under a uid of its own
+    NONE = "none"  # no barrier; learner code ran as the grader's own user
+    IN_PROCESS = "in_process"  # no learner code: the kit's own functions, called in the grader (attnkit verify)
+
+    def __str__(self):
+        return self.value
 
 
 def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed=""):

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from attnkit_runtime import i18n
 from . import sandbox_barrier, sandbox_seccomp
-from .sandbox_types import ONE_BLAS_THREAD
+from .sandbox_types import ONE_BLAS_THREAD, Isolation
 from .sandbox_wire import encode, read_message
 
 _HERE = Path(__file__).resolve().parent
@@ -208,6 +208,7 @@ class Zygote:
             raise ZygoteError(f"the sandbox zygote failed to start: {header.get('error')}")
         self.isolated = barrier
         self.barrier = sandbox_barrier.description() + _seccomp_words() if barrier else "none"
+        self.tier = Isolation.BARRIER if barrier else Isolation.NONE if uid is None else Isolation.OWN_UID
 
     def _startup_log(self):
         self._log.seek(0)

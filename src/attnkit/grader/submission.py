@@ -13,9 +13,10 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .. import manifest
+from . import step_folder
 from .notebook import NotebookError, step_sources
 
 MAX_FILE_BYTES = 2_000_000
@@ -32,6 +33,7 @@ class Submission:
     problem: str  # why it could not be read ("" when it could); every test then fails with it
     digest: str  # hash of its contents, to know an edited submission from one already graded
     unreadable: dict = field(default_factory=dict)  # {"stepN_x.py": why it was refused}: that step fails
+    found_in: str = ""  # where its step files (or notebook) were, relative to the folder given ("": its top)
 
 
 class Refused(Exception):
@@ -40,18 +42,29 @@ class Refused(Exception):
 
 def read(name):
     """Read the submission at path `name`; FileNotFoundError when there is nothing there (or it is
-    neither a folder nor a notebook): that is the instructor's mistake, not the learner's."""
+    neither a folder nor a notebook): that is the instructor's mistake, not the learner's.
+
+    A folder without step files at its top is read from the one folder below that holds them, else
+    from the one notebook it holds (step_folder.py); with none or several, it is refused saying what
+    it holds, so that no submission scores 0 as "not written" for being packed one folder deeper.
+    """
     path = Path(name)
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{name}: no such folder or notebook")
     if path.suffix == ".ipynb":
-        return _notebook(name)
+        return _notebook(name, name)
     if path.is_symlink():  # it may point at anyone's work, solutions/ included: grade the real folder
         return refused(name, f"{name} is a symbolic link: give the folder itself")
     if not path.is_dir():
         raise FileNotFoundError(f"{name}: a submission is a folder of step files or an .ipynb notebook")
+    found = step_folder.survey(path)
+    where = found.chosen()
+    if where is None and found.lone_notebook():
+        return _notebook(name, path / found.lone_notebook(), found.lone_notebook().as_posix())
+    if where is None:
+        return refused(name, found.problem(name))
     try:
-        folder = os.open(path, _FLAGS | os.O_DIRECTORY)
+        folder = _open_below(path, where)
     except OSError as err:
         return refused(name, f"{name} {_why(err, 'folder')}")
     try:
@@ -60,13 +73,26 @@ def read(name):
             try:
                 raw[step.filename] = _read_capped(step.filename, MAX_FILE_BYTES, folder)
             except FileNotFoundError:
-                continue  # a missing step is not done yet (SPEC)
+                continue  # a missing step is not written yet
             except (Refused, OSError) as err:
                 refusals[step.filename] = f"{step.filename} {_why(err, 'file')}"
     finally:
         os.close(folder)
     sources = {f: data.decode("utf-8", "replace") for f, data in raw.items()}
-    return _made(name, sources, "", {**raw, **{f: why.encode() for f, why in refusals.items()}}, refusals)
+    found_in = "" if where == PurePosixPath(".") else where.as_posix()
+    return _made(name, sources, "", {**raw, **{f: why.encode() for f, why in refusals.items()}}, refusals, found_in)
+
+
+def _open_below(top, where):
+    """An fd of the folder `where` (relative) below the folder `top`, no component followed if a link."""
+    fd = os.open(top, _FLAGS | os.O_DIRECTORY)
+    for part in where.parts:
+        try:
+            inner = os.open(part, _FLAGS | os.O_DIRECTORY, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = inner
+    return fd
 
 
 def refused(name, why):
@@ -74,15 +100,16 @@ def refused(name, why):
     return _made(name, {}, why, {})
 
 
-def _notebook(name):
+def _notebook(name, path, found_in=""):
+    """The submission `name`, read from the notebook at `path` (`found_in`: its path inside the folder `name`)."""
     try:
-        data = _read_capped(name, MAX_NOTEBOOK_BYTES)
+        data = _read_capped(path, MAX_NOTEBOOK_BYTES)
     except (Refused, OSError) as err:
-        return refused(name, f"{name} {_why(err, 'notebook')}")
+        return refused(name, f"{path} {_why(err, 'notebook')}")
     try:
-        return _made(name, step_sources(data.decode("utf-8", "replace")), "", {"nb": data})
+        return _made(name, step_sources(data.decode("utf-8", "replace")), "", {"nb": data}, found_in=found_in)
     except NotebookError as err:
-        return _made(name, {}, f"{name}: {err}", {"nb": data})
+        return _made(name, {}, f"{path}: {err}", {"nb": data}, found_in=found_in)
 
 
 def _read_capped(path, cap, folder=None):
@@ -127,8 +154,8 @@ def _why(err, what):
     return f"could not be read: {err.strerror or err}"
 
 
-def _made(name, sources, problem, raw, unreadable=None):
-    digest = hashlib.sha256()
+def _made(name, sources, problem, raw, unreadable=None, found_in=""):
+    digest = hashlib.sha256(found_in.encode("utf-8", "surrogateescape") + b"\0")
     for key in sorted(raw):
         digest.update(key.encode() + b"\0" + raw[key] + b"\0")
-    return Submission(name, sources, problem, digest.hexdigest()[:24], dict(unreadable or {}))
+    return Submission(name, sources, problem, digest.hexdigest()[:24], dict(unreadable or {}), found_in)

@@ -1,6 +1,6 @@
 """Known mistakes and the diagnosis of a failing test (issue 3, point 4).
 
-`catalogue()` lists the mistakes by their stable SPEC codes; `mistaken_function` gives a reference
+`catalogue()` lists the mistakes by their stable codes (docs/CONTRACT.md); `mistaken_function` gives a reference
 function as it behaves with one mistake made
 (`slip_overrides`: every function, for each way of making it); `diagnose` and `diagnose_exception` name the mistake
 whose output (or error) on a case's calls matches the learner's; `describe` is the text to show

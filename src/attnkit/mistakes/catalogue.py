@@ -1,4 +1,4 @@
-"""The catalogue: each known mistake's stable code (SPEC "Diagnosis codes"), what it is, what to do.
+"""The catalogue: each known mistake's stable code (docs/CONTRACT.md, "Diagnosis codes"), what it is, what to do.
 
 `_TEXT` is in diagnosis order: when several mistakes explain the same output, the more specific
 one — the one that changes fewer results, or names the symptom most exactly — comes first.
@@ -17,7 +17,7 @@ from .slips import SLIPS
 
 @dataclass(frozen=True)
 class Mistake:
-    code: str  # SPEC code, e.g. "scale_by_d"
+    code: str  # its stable code (docs/CONTRACT.md), e.g. "scale_by_d"
     step: str  # the step module where the slip is made, e.g. "step2_scores"
     summary: dict  # one line, {lang: text} (shown via i18n.pick, or `describe`)
     advice: dict  # what to change, {lang: text}
