@@ -51,7 +51,7 @@ def test_a_grid_is_kept_in_the_results_store_so_a_rerun_draws_it_again():
     graded = grade.Graded("sub", 0.0, 1.0, [test], {"step4_softmax": (0.0, 1.0)})
     again = grade.Graded.from_record(json.loads(json.dumps(graded.as_record())), {"t"})
     assert repr(again.tests[0].grid) == repr(grid) and grid["differ"] == [[True, False]]
-    assert "grid" not in json.dumps(graded.as_spec())  # the SPEC's JSON is unchanged
+    assert "grid" not in json.dumps(graded.as_spec())  # the contract's JSON is unchanged
 
 
 def _edited(target, *edits):

@@ -5,7 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
-from attnkit.grader import feedback, gradescope_run, report_text, submission
+from attnkit.grader import feedback, feedback_html, gradescope_run, report_text, submission
 from attnkit.grader.bench import copy_solutions
 from attnkit.grader.grade import grade_submission
 from attnkit.grader.runners import InProcessRunner
@@ -121,7 +121,7 @@ def test_chinese_feedback_words_the_status_in_chinese(tmp_path, monkeypatch):
     graded = grade_path(folder)
     monkeypatch.setenv(i18n.ENVIRONMENT, "zh")
     page = feedback.markdown(graded, Student("ivy", "", False), plan().case_named)
-    html = feedback.html_page(graded, Student("ivy", "", False), plan().case_named)
+    html = feedback_html.page(graded, Student("ivy", "", False), plan().case_named)
     assert "未通过" in page and "未通过" in html
     assert ": failed" not in page and ": failed" not in html and "隐藏测试：failed" not in page
 
