@@ -11,7 +11,7 @@ replaced before the next step whenever the previous one left something behind (a
 a timer, a patched numpy or builtins: its answer to the next "load" says so), and after any crash,
 timeout, garbled answer or failed import.
 
-A submission has budgets (Limits.submission_seconds, .submission_result_bytes): once one is spent,
+A submission has budgets (sandbox_types.submission_budget, Limits.submission_result_bytes): once one is spent,
 the call running is cut short and every remaining job ends "budget", without running. A
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
@@ -27,7 +27,7 @@ import numpy as np
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
-from .sandbox_types import Stopped, result
+from .sandbox_types import Stopped, result, submission_budget
 from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
 from .sandbox_zygote import ZygoteError
 
@@ -56,7 +56,8 @@ class SubmissionRunner:
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
-        self.deadline = time.monotonic() + limits.submission_seconds
+        self.budget = limits.submission_seconds  # see run
+        self.deadline = time.monotonic() + self.budget
         self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
 
     def _nonce(self):
@@ -70,13 +71,17 @@ class SubmissionRunner:
         """{job key: CallResult} for every job; `passed(step, results)`, if given, says whether `step`
         passed every one of its cases with these results (see `_load`)."""
         self.jobs, self.numbers = jobs, {job: number for number, job in enumerate(jobs)}  # as the zygote stocks them
+        self.budget = submission_budget(self.limits, jobs)
+        self.deadline = time.monotonic() + self.budget
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
         for step in by_step:
             self._run_step(step, by_step[step], results)
+            start = time.monotonic()
             if passed is not None and step in self.present and passed(step, results):
                 self.own.add(step)
+            self.deadline += time.monotonic() - start  # judging is the grader's time, not the submission's
         return results
 
     def finish(self):
@@ -122,12 +127,13 @@ class SubmissionRunner:
             return result(Stopped.BUDGET, say("sandbox.budget_bytes", limit=self.limits.submission_result_bytes),
                           "bytes")
         if time.monotonic() >= self.deadline:
-            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
+            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=round(self.budget, 2)), "time")
         return None
 
     def _due(self, since):
-        """When an answer requested at `since` must have come: the call's limit or the submission's."""
-        return min(since + self.limits.call_seconds, self.deadline)
+        """When an answer requested at `since` must have come by the call's limit (and, besides, by the
+        submission's deadline)."""
+        return since + self.limits.call_seconds
 
     def _counted(self, res):
         """`res`, or the budget's result when its arrays do not fit in what is left of the byte budget."""
@@ -233,18 +239,22 @@ class SubmissionRunner:
         reply, parts = self._reply_to(nonce, self._due(start), step)
         return reply, parts, time.monotonic() - start
 
-    def _reply_to(self, nonce, deadline, step, job=None):
-        """The child's answer to request `nonce`, due by `deadline`; the reference requests ("ref") it
-        sends first, while `step`'s code runs (call `job`, if one), are answered on the way (their
-        time is the call's)."""
+    def _reply_to(self, nonce, due, step, job=None):
+        """The child's answer to request `nonce`, due by `due` (its call's limit) and the submission's
+        deadline; the reference requests ("ref") it sends first, while `step`'s code runs (call `job`,
+        if one), are answered on the way: their time is the call's, not the submission's (the deadline
+        moves on by it: computing the reference is the grader's work)."""
         while True:
-            reply, parts, raw = read_kept(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
+            reply, parts, raw = read_kept(lambda n: self.reader.exact(n, min(due, self.deadline)), _MAX_HEADER,
                                           self.limits.result_bytes)
             if reply.get("op") != "ref":
                 break
+            start = time.monotonic()
             reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
-                                 _large_inputs(job) if job is not None else {}, self.limits.memory_mb, deadline)
-            self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                                 _large_inputs(job) if job is not None else {}, self.limits.memory_mb,
+                                 min(due, self.deadline))
+            self.deadline += time.monotonic() - start
+            self.sock.settimeout(max(min(due, self.deadline) - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
