@@ -5,6 +5,12 @@ import os
 import sys
 
 from attnkit_runtime import i18n
+from .grader.sandbox_types import ONE_BLAS_THREAD
+
+# One BLAS thread here too, set before numpy loads: the grader judges while its sandboxes compute, and
+# OpenBLAS's default threads (one per core, spinning between calls) took the cores from them under load.
+for _name, _value in ONE_BLAS_THREAD.items():
+    os.environ.setdefault(_name, _value)
 
 COMMAND_MODULES = (
     "attnkit.cmd_check",

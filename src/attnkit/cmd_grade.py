@@ -39,8 +39,12 @@ def register(sub):
     p.add_argument("--call-seconds", type=float, default=limits.call_seconds,
                    help=f"time limit of one call of the learner's code (default {limits.call_seconds:g})")
     p.add_argument("--submission-seconds", type=float, default=limits.submission_seconds,
-                   help="time budget of a whole submission, imports and calls; then its remaining tests are "
-                        f"not run and score 0 (default {limits.submission_seconds:g})")
+                   help="time budget of a whole submission, imports and calls, at most; then its remaining tests "
+                        f"are not run and score 0 (default {limits.submission_seconds:g})")
+    p.add_argument("--reference-factor", type=float, default=0.0,
+                   help=f"also stop a submission after {limits.reference_allowance:g} s + this many times what the "
+                        "reference takes on the same calls, measured when the run starts (e.g. 20, for a class "
+                        "with hostile submissions; default 0: --submission-seconds only)")
     p.add_argument("--submission-result-bytes", type=int, default=limits.submission_result_bytes,
                    help="budget of array bytes a submission's calls may return in all; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_result_bytes})")
@@ -98,7 +102,8 @@ def run(args):
         say(f"attnkit grade: the sandbox could not run, nothing was graded: {err}")
         return 3
     limits = Limits(call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
-                    submission_result_bytes=args.submission_result_bytes)
+                    submission_result_bytes=args.submission_result_bytes,
+                    reference_factor=args.reference_factor or None)
     plan = Plan(args.track)
     not_written = {}  # submission path: why one of its files could not be written
     path = journal_path(args)

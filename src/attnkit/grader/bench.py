@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .. import manifest
 from ..paths import SOLUTIONS_DIR
 from . import batch
 from .plan import Plan
@@ -41,17 +42,73 @@ HANG = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)",
         "while True:\n        pass\n    row_max = S.max(axis=-1, keepdims=True)")
 
 
+# Python loops where the solutions use one numpy expression: right, and tens of times slower
+SLOW = (
+    ("step1_projection.py", "return Z @ W + b  # [T, D_h]",
+     "np = __import__('numpy')\n    return np.array([[np.dot(z, W[:, j]) for j in range(W.shape[1])] for z in Z],"
+     " dtype=np.result_type(Z, W)).reshape(Z.shape[:-1] + W.shape[1:]) + b"),
+    ("step2_scores.py", "return Q @ np.swapaxes(K, -1, -2)  # [..., T_q, T_k]",
+     "kq = np.zeros(np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2]),"
+     " dtype=np.result_type(Q, K))\n"
+     "    for i in range(Q.shape[-2]):\n"
+     "        for j in range(K.shape[-2]):\n"
+     "            kq[..., i, j] = (Q[..., i, :] * K[..., j, :]).sum(axis=-1)\n"
+     "    return kq"),
+    ("step4_softmax.py", "return np.divide(E, total, out=np.zeros_like(E), where=total > 0)  # [..., T_q, T_k]",
+     "P = np.zeros_like(E)\n"
+     "    for i in range(E.shape[-2]):\n"
+     "        for j in range(E.shape[-1]):\n"
+     "            t = total[..., i, 0]\n"
+     "            P[..., i, j] = np.divide(E[..., i, j], t, out=np.zeros_like(t), where=t > 0)\n"
+     "    return P"),
+    ("step5_values.py", "return P @ V  # [..., T_q, D_h]",
+     "np = __import__('numpy')\n"
+     "    O = np.zeros(np.broadcast_shapes(P.shape[:-2], V.shape[:-2]) + (P.shape[-2], V.shape[-1]),"
+     " dtype=np.result_type(P, V))\n"
+     "    for i in range(P.shape[-2]):\n"
+     "        for j in range(P.shape[-1]):\n"
+     "            O[..., i, :] += P[..., i, j, None] * V[..., j, :]\n"
+     "    return O"),
+)
+# what each graded function of a hostile submission does instead of its work
+HOSTILE = {"loop": "while True:\n        pass", "sleep": "__import__('time').sleep(3600)",
+           "allocate": "return bytearray(1 << 40)"}
+
+
+def copy_slow(target):
+    """Copy solutions/ to `target` with every SLOW edit applied; return its path."""
+    path = copy_solutions(target)
+    for edit in SLOW:
+        _apply(path, edit)
+    return path
+
+
+def copy_hostile(target, kind, track=manifest.DEFAULT_TRACK):
+    """Copy solutions/ to `target` with every graded function of `track` replaced by HOSTILE[kind]; return its path."""
+    path = Path(copy_solutions(target))
+    for step in manifest.steps(track):
+        lines = [f"\n\ndef _{fn.name}(*args, **kwargs):\n    {HOSTILE[kind]}\n\n\n{fn.name} = _{fn.name}\n"
+                 for fn in step.functions]
+        with open(path / step.filename, "a", encoding="utf-8") as f:
+            f.write("".join(lines))
+    return str(path)
+
+
 def copy_solutions(target, edit=None):
     """Copy solutions/ to `target`, with one (file, old text, new text, …) edit applied; return its path."""
     shutil.copytree(SOLUTIONS_DIR, target, ignore=shutil.ignore_patterns("__pycache__"))
     if edit:
-        file, old, new = edit[:3]
-        path = Path(target) / file
-        text = path.read_text(encoding="utf-8")
-        if old not in text:
-            raise ValueError(f"solutions/{file} no longer holds {old!r}")
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        _apply(target, edit)
     return str(target)
+
+
+def _apply(folder, edit):
+    file, old, new = edit[:3]
+    path = Path(folder) / file
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        raise ValueError(f"solutions/{file} no longer holds {old!r}")
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def make_class(folder, n_correct, n_buggy, n_hanging):
@@ -65,7 +122,7 @@ def make_class(folder, n_correct, n_buggy, n_hanging):
     return kinds
 
 
-def _sandbox_cpu():
+def sandbox_cpu():
     """CPU seconds used so far by this process's descendants (the sandbox), reaped ones included (Linux)."""
     children = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
@@ -97,7 +154,7 @@ def _machine_busy():
 
 def _timed(names, plan, runner, jobs):
     """({name: Graded}, {"wall", "grader", "sandbox", "machine"}: seconds spent while grading them)."""
-    clocks = (time.perf_counter, time.process_time, _sandbox_cpu, _machine_busy)
+    clocks = (time.perf_counter, time.process_time, sandbox_cpu, _machine_busy)
     before = [clock() for clock in clocks]
     done, _ = batch.run(names, plan, runner, jobs)
     return done, dict(zip(("wall", "grader", "sandbox", "machine"), (c() - b for c, b in zip(clocks, before))))

@@ -1,12 +1,15 @@
 """What one grading run checks, built once and shared by every submission of the run.
 
 For each case of the catalogue (public and hidden): the arguments of its calls, the outputs they
-must give or, for a property case, their shapes and dtypes (the reference runs here, once), its points and the runner jobs that make its calls.
+must give or, for a property case, their shapes and dtypes (the reference runs here, once), its points and the runner jobs that make its calls,
+each with the time the reference takes on it here (a submission's time budget is scaled to it).
 Judging reuses all of it, and remembers verdicts by the bytes of the learner's results, so a
 result already seen (the reference's own, or a common mistake's) is judged once per run.
 """
+import copy
 import hashlib
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +18,7 @@ from .. import cases as catalogue
 from .. import checks, manifest, reference, rubric
 from ..paths import CASES_DIR, DATA_DIR, HIDDEN_CASES_DIR, PACKAGE_DIR, SOLUTIONS_DIR
 from .sandbox import Job
+from attnkit_runtime.judge import invoke
 
 _MEMO_LIMIT = 10_000  # results remembered per run (a few kB each); past that the memo starts again
 
@@ -45,8 +49,8 @@ class Plan:
         for case in (c for c in catalogue.all_cases() if c.step.module in self.steps):
             calls = case.build_calls()
             keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
-            jobs += [Job(key, case.step.module, case.function, case.returns, kwargs)
-                     for key, kwargs in zip(keys, calls)]
+            jobs += [Job(key, case.step.module, case.function, case.returns, kwargs, seconds)
+                     for key, kwargs, seconds in zip(keys, calls, _reference_seconds(case, calls))]
             self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls),
                                           checks.expected_forms(case, calls), keys, points[case.name]))
         self.jobs = tuple(jobs)
@@ -70,6 +74,26 @@ class Plan:
                 self._memo.clear()
             self._memo[key] = value
         return value
+
+
+def _reference_seconds(case, calls):
+    """The wall seconds the reference takes on each call of `case` in this process, now (the least of two
+    tries): what a submission's time budget is scaled to (sandbox_types.submission_budget)."""
+    fn = reference.reference_function(case.step.module, case.function)
+    seconds = []
+    for kwargs in calls:
+        tries = []
+        for _ in range(2):
+            passed = copy.deepcopy(kwargs)
+            start = time.perf_counter()
+            try:
+                with np.errstate(all="ignore"):
+                    invoke(fn, passed)
+            except Exception:  # noqa: BLE001 - a case may expect the reference to raise
+                pass
+            tries.append(time.perf_counter() - start)
+        seconds.append(min(tries))
+    return seconds
 
 
 def _results_key(name, results):

@@ -86,6 +86,15 @@ class Workers:
         with self._lock:
             self._idle.append(mine)
 
+    def start(self, memory_mb):
+        """Start a worker now, unless one is idle: it loads the reference while the first submission's
+        early steps run, so a learner's first call that needs it does not wait for python to start."""
+        with self._lock:
+            if self._pid != os.getpid():
+                self._idle, self._pid = [], os.getpid()
+            if not any(w.memory_mb == memory_mb and w.proc.poll() is None for w in self._idle):
+                self._idle.append(Worker(memory_mb))
+
     def close(self):
         with self._lock:
             idle, self._idle = self._idle, []
@@ -101,6 +110,10 @@ def serve(sock, memory_mb):
     """Answer requests on `sock` until it closes (see sandbox_reference.compute)."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
     from .sandbox_reference import compute  # after the limit: what it loads counts too
+    from ..reference import reference_module
+    from .. import manifest
+    for step in manifest.steps():  # before the first request, not during a learner's call
+        reference_module(step.module)
     reader = Reader(sock)
     while True:
         try:

@@ -14,6 +14,7 @@ import numpy as np
 
 from attnkit_runtime.harness import call_case
 from ..reference import reference_function
+from .reference_worker import WORKERS
 from .sandbox import Limits, SubmissionRun, run_submission
 from .sandbox_types import Isolation, result
 
@@ -30,6 +31,7 @@ class SandboxRunner:
         return repr(self.limits)
 
     def __call__(self, sources, jobs, passed=None):
+        WORKERS.start(self.limits.memory_mb)  # the reference of earlier steps, ready before it is asked
         return run_submission(sources, list(jobs), self.limits, self.allow_no_barrier, passed)
 
 

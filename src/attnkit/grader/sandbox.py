@@ -25,7 +25,9 @@ code with proxies that the grader answers with the reference's results (sandbox_
 the kit's provided definitions replace the learner's copies. With `passed(step, results)` (the
 grader's judging), an earlier step that passed every one of its cases is the learner's own module
 instead, and its calls cost no round trip. Children fork from a clean zygote (sandbox_zygote.py) that
-never imports attnkit; only JSON and raw array bytes cross back (sandbox_wire.py). The learner's
+never imports attnkit; the jobs' arguments are sent to each zygote once (its stock: every child it
+forks inherits them, and a request names a job by its number); only JSON and raw array bytes cross
+(sandbox_wire.py). The learner's
 stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, never parsed.
 
 Limits: call_seconds (wall time per call, and per import), memory_mb (RLIMIT_AS), output_bytes

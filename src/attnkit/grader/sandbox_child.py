@@ -26,6 +26,7 @@ import gc
 import io
 import linecache
 import marshal
+import operator
 import os
 import resource
 import shutil
@@ -51,6 +52,8 @@ PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
 PROTOCOL_FD = 3
 MAX_TEXT = 4000
 MAX_WARNINGS = 5  # per call, sent back with its result
+HOLD_SECONDS = 0.005  # the longest an answer waits to go with the next ones (Submission.serve)
+_MAX_STOCK_BYTES = 1 << 32  # the array bytes of one call of the stock (from the grader)
 BASELINE = None  # numpy's and builtins' namespaces and numpy's error state, as the zygote left them
 
 
@@ -64,6 +67,7 @@ class Zygote:
         self.ctl, self.settings = ctl, settings
         self.scratch = None  # per-submission folder: out, err, work/
         self.children = set()
+        self.stock, self.stock_bytes = [], 0  # the run's calls: (header, arrays) each, see take_stock
 
     def recv_exact(self, n):
         return _recv_exact(self.ctl, n)
@@ -74,17 +78,28 @@ class Zygote:
     def serve(self):
         while True:
             try:
-                header, _ = read_message(self.recv_exact, 1 << 20, 0)
+                header, arrays = read_message(self.recv_exact, 1 << 20, _MAX_STOCK_BYTES)
             except EOFError:
                 self.reset()
                 return
             op = header["op"]
-            if op == "spawn":
+            if op == "stock":
+                self.take_stock(header, arrays)
+            elif op == "spawn":
                 self.spawn(header["limits"])
             elif op == "reset":
                 self.reply({"op": "reset", "ended": self.reset(header.get("grace", 0.0))})
             elif op == "finish":
                 self.reply(*self.finish(header["output_bytes"]))
+
+    def take_stock(self, header, arrays):
+        """Keep call number header["index"] (its module, function, result's part names, packed arguments
+        and the fingerprints of its large ones) with its arrays; number 0 starts a new stock. A child forked
+        later finds it in its own memory (copy-on-write): its arguments never cross the socket again."""
+        if header["index"] == 0:
+            self.stock, self.stock_bytes = [], 0
+        self.stock.append((header, arrays))
+        self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values())
 
     def _scratch(self):
         if self.scratch is None:
@@ -105,7 +120,8 @@ class Zygote:
         if pid == 0:
             try:
                 mine.close()
-                become_submission(self.ctl, theirs, out, err, os.path.join(scratch, "work"), limits, self.settings)
+                become_submission(self.ctl, theirs, out, err, os.path.join(scratch, "work"),
+                                  {**limits, "stock_bytes": self.stock_bytes}, self.settings, self.stock)
             finally:
                 os._exit(70)
         self.children.add(pid)
@@ -207,19 +223,32 @@ def _kill(pid):
 
 def _children_of(parent, everyone=False):
     """Live processes whose parent is `parent`; with `everyone` (in a PID namespace of our own),
-    every live process of the namespace but PID 1 and `parent` itself."""
+    every live process of the namespace but PID 1 and `parent` itself. Without `everyone` only the
+    kernel's list of `parent`'s children is read (where it keeps one), not every process of the machine."""
+    if not everyone and os.path.exists(f"/proc/{parent}/task/{parent}/children"):
+        pids = {pid for task in os.listdir(f"/proc/{parent}/task")
+                for pid in _read(f"/proc/{parent}/task/{task}/children").split()}
+    else:
+        pids = [entry for entry in os.listdir("/proc") if entry.isdigit() and entry not in ("1", str(parent))]
     found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != parent:
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            mine = fields[1] == str(parent) or (everyone and entry != "1")
-            if mine and fields[0] != "Z":
-                found.append(int(entry))
+    for pid in pids:
+        fields = _stat(pid)
+        if fields and fields[0] != "Z" and (everyone or fields[1] == str(parent)):
+            found.append(int(pid))
     return found
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:  # it ended meanwhile
+        return ""
+
+
+def _stat(pid):
+    """The fields of /proc/PID/stat after the command's name (state, parent, …); [] once it is gone."""
+    return _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
 
 
 def _reap(children):
@@ -246,7 +275,7 @@ def _recv_exact(sock, n):
 
 # ---------------------------------------------------------------- submission child
 
-def become_submission(ctl, sock, out, err, work, limits, settings):
+def become_submission(ctl, sock, out, err, work, limits, settings, stock):
     """In the forked child: isolate, drop privileges, then serve the grader on fd 3. Never returns."""
     ctl.detach()  # its fd is closed below; the zygote keeps the socket
     os.setsid()
@@ -258,7 +287,7 @@ def become_submission(ctl, sock, out, err, work, limits, settings):
     os.closerange(PROTOCOL_FD + 1, 1 << 16)
     os.chdir(work)
     mb = 1 << 20
-    for limit, value in ((resource.RLIMIT_AS, limits["memory_mb"] * mb), (resource.RLIMIT_CORE, 0),
+    for limit, value in ((resource.RLIMIT_AS, limits["memory_mb"] * mb + limits["stock_bytes"]), (resource.RLIMIT_CORE, 0),
                          (resource.RLIMIT_FSIZE, 32 * mb), (resource.RLIMIT_NPROC, 64),
                          (resource.RLIMIT_NOFILE, 256), (resource.RLIMIT_CPU, limits["cpu_seconds"])):
         resource.setrlimit(limit, (value, value))
@@ -277,7 +306,7 @@ def become_submission(ctl, sock, out, err, work, limits, settings):
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.argv = [""]
-    Submission(socket.socket(fileno=PROTOCOL_FD), own_pid_namespace=settings["barrier"]).serve()
+    Submission(socket.socket(fileno=PROTOCOL_FD), settings["barrier"], stock).serve()
     os._exit(0)
 
 
@@ -292,23 +321,47 @@ class Submission:
     runs again in its namespace, so grading uses the kit's provided definitions, not the learner's.
     """
 
-    def __init__(self, sock, own_pid_namespace):
-        self.sock, self.own_pid_namespace = sock, own_pid_namespace
+    def __init__(self, sock, own_pid_namespace, stock):
+        self.sock, self.own_pid_namespace, self.stock = sock, own_pid_namespace, stock
         self.modules, self.filenames, self.classes = {}, set(), {}
         self.streams = (sys.stdout, sys.stderr)
         self.reader, self.pending = Reader(sock), deque()  # requests read while waiting for an answer
         self.inputs = {}  # id -> (name, array, fingerprint) of the running call's large arguments
+        self.held, self.held_since = [], 0.0  # answers not sent yet, and since when (see serve)
 
     def serve(self):
+        """Answer the grader's requests in order. An answer whose next request has already arrived is held
+        and sent with the next ones, in one system call: a window of quick calls wakes the grader once, not
+        once per call. Nothing is held longer than HOLD_SECONDS: a timer sends it when a call runs on."""
         ops = {"load": self.load, "call": self.call}
+        signal.signal(signal.SIGALRM, lambda *_: self._send_held())
         while True:
             try:
                 header, arrays = self.pending.popleft() if self.pending else self._read()
             except EOFError:
                 return
+            if self.held:
+                left = self.held_since + HOLD_SECONDS - time.monotonic()
+                if left > 0:
+                    signal.setitimer(signal.ITIMER_REAL, left)
+                else:
+                    self._send_held()
             reply = ops[header["op"]](header, arrays)
+            signal.setitimer(signal.ITIMER_REAL, 0)
             LIBC.fflush(None)  # C-level printf output reaches the capture file now, not at exit
-            self.sock.sendall(reply)
+            if not self.held:
+                self.held_since = time.monotonic()
+            self.held.append(reply)
+            if not (self.pending or self.reader.buf):
+                self._send_held()
+
+    def _send_held(self):
+        """Send the answers held (see serve); from the timer's signal too, in the middle of a call."""
+        held, self.held = self.held, []
+        try:
+            self.sock.sendall(b"".join(held))
+        except OSError:
+            pass  # the grader is gone: the next read ends this process
 
     def _read(self):
         return read_message(self.reader.exact, 1 << 30, 1 << 34)
@@ -377,7 +430,9 @@ class Submission:
         arrays = []
         request = {"op": "ref", "module": module, "function": function,
                    "args": pack(list(args), arrays, self.inputs), "kwargs": pack(kwargs, arrays, self.inputs)}
-        self.sock.sendall(frame(request, *encode_arrays(arrays)))
+        signal.setitimer(signal.ITIMER_REAL, 0)  # what is held goes first, with the request
+        held, self.held = self.held, []
+        self.sock.sendall(b"".join(held) + frame(request, *encode_arrays(arrays)))
         while True:
             header, parts = self._read()
             if header.get("op") == "ref_answer":
@@ -388,17 +443,20 @@ class Submission:
         kind = getattr(builtins, header["exc_type"], None)
         raise (kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError)(header["error"])
 
-    def call(self, header, arrays):
-        """Make one call as `harness.call_case` makes it and send back its Outcome: the result's parts
-        (arrays and numbers only), the warnings, the arguments it changed, or its exception."""
-        self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in header["inputs"].items()}
-        kwargs = {name: unpack(value, arrays) for name, value in header["kwargs"].items()}
-        module, function = header["module"], header["function"]
+    def call(self, header, _):
+        """Make call number header["job"] of the stock as `harness.call_case` makes it and send back its
+        Outcome: the result's parts (arrays and numbers only), the warnings, the arguments it changed, or
+        its exception. Its arguments are the stock's own arrays, which no other call uses, and this
+        process's copy of them (copy-on-write): what the call does to them stays in this process."""
+        job, arrays = self.stock[header["job"]]
+        self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in job["inputs"].items()}
+        kwargs = {name: unpack(value, arrays) for name, value in job["kwargs"].items()}
+        module, function = job["module"], job["function"]
         fn = getattr(self.modules[module], function, None)
         if not callable(fn):
             return _reply(header, Ending.RAISED, f"{module}.py has no function {function}()", "AttributeError")
         case = types.SimpleNamespace(step=types.SimpleNamespace(module=module), function=function,
-                                     returns=tuple(header["returns"]))
+                                     returns=tuple(job["returns"]))
         returned = []  # once the function has returned, what is raised comes from its result, being named
 
         def made(*args, **kwargs):
@@ -441,8 +499,8 @@ class Submission:
                 and not _children_of(os.getpid(), everyone=self.own_pid_namespace)
                 and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
                                                             signal.ITIMER_PROF))
-                and all(np.__dict__.get(k) is v for k, v in np_dict.items())
-                and all(builtins.__dict__.get(k) is v for k, v in builtins_dict.items())
+                and all(map(operator.is_, map(np.__dict__.get, np_dict), np_dict.values()))
+                and all(map(operator.is_, map(builtins.__dict__.get, builtins_dict), builtins_dict.values()))
                 and np.geterr() == err and (sys.stdout, sys.stderr) == self.streams)
 
     def _describe(self, err, named=False):

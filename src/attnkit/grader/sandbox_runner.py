@@ -11,7 +11,7 @@ replaced before the next step whenever the previous one left something behind (a
 a timer, a patched numpy or builtins: its answer to the next "load" says so), and after any crash,
 timeout, garbled answer or failed import.
 
-A submission has budgets (Limits.submission_seconds, .submission_result_bytes): once one is spent,
+A submission has budgets (sandbox_types.submission_budget, Limits.submission_result_bytes): once one is spent,
 the call running is cut short and every remaining job ends "budget", without running. A
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
@@ -27,31 +27,21 @@ import numpy as np
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
-from .sandbox_types import Stopped, result
-from .sandbox_wire import (FINGERPRINTED_BYTES, Reader, WireError, encode, encode_arrays, fingerprint, fixed_header,
-                           frame_with, pack, read_kept)
+from .sandbox_types import Stopped, result, submission_budget
+from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
 _MAX_TEXT = 4000
 _MAX_WARNINGS = 5  # kept per call (the child sends no more)
-_WINDOW_CALLS, _WINDOW_BYTES = 16, 48 << 10  # requests in flight; the socket buffer holds ~200 kB
+_WINDOW_CALLS = 32  # requests in flight (each ~100 bytes: the socket buffer holds ~200 kB)
 
 
 @lru_cache(maxsize=1024)
-def _encoded_call(job):
-    """(the call's header but its nonce and cap, as fixed_header encodes it, its arrays' payload,
-    {name: array} of its fingerprinted arguments), remembered for the jobs seen last (a grading run
-    sends the same ~100 jobs, ~3 MB of arguments, for every submission). The fingerprinted arrays
-    are those the child may refer to by name when its code passes them on to an earlier step
-    ({"$input"}), instead of sending them back."""
-    arrays = []
-    kwargs = {name: pack(value, arrays) for name, value in job.kwargs.items()}
-    large = {name: value for name, value, scalar in arrays if not scalar and value.nbytes >= FINGERPRINTED_BYTES}
-    specs, payload = encode_arrays(arrays)
-    header = {"op": "call", "module": job.step, "function": job.function, "returns": list(job.returns),
-              "kwargs": kwargs, "inputs": {name: fingerprint(value) for name, value in large.items()}}
-    return fixed_header(header, specs), payload, large
+def _large_inputs(job):
+    """{name: array} of the call's large arguments, which the child may name ({"$input"}) when its code
+    passes them on to an earlier step (references to the job's own arrays, not copies)."""
+    return large_inputs(packed_call(job)[1])
 
 
 class SubmissionRunner:
@@ -61,10 +51,13 @@ class SubmissionRunner:
         self.holder, self.replace, self.sources, self.limits = holder, replace, sources, limits
         self.child_limits = {"memory_mb": limits.memory_mb, "cpu_seconds": 120}
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
+        self.jobs, self.numbers = [], {}  # the jobs of `run`, and each one's number in the zygote's stock
+        self.alone = False  # once a child ended with calls in flight: one call in flight at a time
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
-        self.deadline = time.monotonic() + limits.submission_seconds
+        self.budget = limits.submission_seconds  # see run
+        self.deadline = time.monotonic() + self.budget
         self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
 
     def _nonce(self):
@@ -77,13 +70,18 @@ class SubmissionRunner:
     def run(self, jobs, passed=None):
         """{job key: CallResult} for every job; `passed(step, results)`, if given, says whether `step`
         passed every one of its cases with these results (see `_load`)."""
+        self.jobs, self.numbers = jobs, {job: number for number, job in enumerate(jobs)}  # as the zygote stocks them
+        self.budget = submission_budget(self.limits, jobs)
+        self.deadline = time.monotonic() + self.budget
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
         for step in by_step:
             self._run_step(step, by_step[step], results)
+            start = time.monotonic()
             if passed is not None and step in self.present and passed(step, results):
                 self.own.add(step)
+            self.deadline += time.monotonic() - start  # judging is the grader's time, not the submission's
         return results
 
     def finish(self):
@@ -103,9 +101,11 @@ class SubmissionRunner:
 
     def _start_child(self):
         try:
+            self.zygote.stock(self.jobs)
             self.sock = self.zygote.spawn(self.child_limits)
         except ZygoteError:
             self.replace(self.holder)  # once: a second failure is the grader's, and raises
+            self.zygote.stock(self.jobs)
             self.sock = self.zygote.spawn(self.child_limits)
         self.reader, self.present = Reader(self.sock), set()
 
@@ -127,12 +127,13 @@ class SubmissionRunner:
             return result(Stopped.BUDGET, say("sandbox.budget_bytes", limit=self.limits.submission_result_bytes),
                           "bytes")
         if time.monotonic() >= self.deadline:
-            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
+            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=round(self.budget, 2)), "time")
         return None
 
     def _due(self, since):
-        """When an answer requested at `since` must have come: the call's limit or the submission's."""
-        return min(since + self.limits.call_seconds, self.deadline)
+        """When an answer requested at `since` must have come by the call's limit (and, besides, by the
+        submission's deadline)."""
+        return since + self.limits.call_seconds
 
     def _counted(self, res):
         """`res`, or the budget's result when its arrays do not fit in what is left of the byte budget."""
@@ -181,36 +182,46 @@ class SubmissionRunner:
         next one as soon as it has answered), until the queue is empty or the child has to go.
 
         A call's time runs from its predecessor's answer (or its own sending), so each call still
-        gets `call_seconds`. In-flight requests stay under the socket buffer: sending never blocks.
+        gets `call_seconds`. A request names only the call's number in the zygote's stock (its
+        arguments are there already), so the requests in flight stay far under the socket buffer
+        and sending never blocks. The child may hold an answer back to send it with the next ones
+        (Submission.serve), so an answer that never came while later calls were in flight (the
+        child crashed, hung or garbled) is no call's ending yet: those calls run again in a fresh
+        child, one at a time.
         """
-        inflight, outstanding, since = deque(), 0, time.monotonic()
+        inflight, since = deque(), time.monotonic()
         while queue or inflight:
-            chunks, was_empty = [], not inflight
-            while queue and len(inflight) < _WINDOW_CALLS and self._spent() is None:
-                if self._skipped(queue[0], timeouts, results):
-                    queue.popleft()
-                    continue
-                nonce, (fixed, payload, _) = self._nonce(), _encoded_call(queue[0])
-                size = len(payload) + 1024  # the header is well under 1 kB
-                if inflight and outstanding + size > _WINDOW_BYTES:
-                    break
-                chunks += self._frames(nonce, fixed, payload)
-                inflight.append((queue.popleft(), nonce, size))
-                outstanding += size
-            if not inflight:
-                return
-            if was_empty:
-                since = time.monotonic()
-            self._send(chunks)
-            job, nonce, size = inflight.popleft()
-            outstanding -= size
+            if len(inflight) <= _WINDOW_CALLS // 2:  # topped up half a window at a time: answered together
+                chunks, was_empty = [], not inflight
+                window = 1 if self.alone else _WINDOW_CALLS
+                while queue and len(inflight) < window and self._spent() is None:
+                    if self._skipped(queue[0], timeouts, results):
+                        queue.popleft()
+                        continue
+                    nonce = self._nonce()
+                    chunks.append(frame({"op": "call", "job": self.numbers[queue[0]], "nonce": nonce,
+                                         "max_bytes": self.limits.result_bytes}))
+                    inflight.append((queue.popleft(), nonce))
+                if not inflight:
+                    return
+                if was_empty:
+                    since = time.monotonic()
+                if chunks:
+                    self._send(b"".join(chunks))
+            job, nonce = inflight.popleft()
             res = self._counted(self._answer(job, nonce, since))
             since = time.monotonic()
             if res.ending in _CHILD_GONE:
                 ended = self._end_child(0.05 if res.ending == Stopped.CRASHED else 0.0)
+                if inflight and res.ending != Stopped.BUDGET:
+                    # its answer may have been held back behind a later call that never ended (Submission.serve):
+                    # it and the rest run again, one at a time from now on, so each ending is its own call's
+                    self.alone = True
+                    queue.extendleft(reversed([job] + [j for j, _ in inflight]))
+                    return
                 if res.ending == Stopped.CRASHED and ended:
                     res = result(Stopped.CRASHED, f"{res.error} ({ended})", res.exc_type, res.seconds)
-                queue.extendleft(reversed([j for j, _, _ in inflight]))  # lost with the child: run again
+                queue.extendleft(reversed([j for j, _ in inflight]))  # lost with the child: run again
             timeouts[job.function] += res.ending == Ending.TIMEOUT
             results[job.key] = res
             if self.sock is None:
@@ -228,18 +239,22 @@ class SubmissionRunner:
         reply, parts = self._reply_to(nonce, self._due(start), step)
         return reply, parts, time.monotonic() - start
 
-    def _reply_to(self, nonce, deadline, step, job=None):
-        """The child's answer to request `nonce`, due by `deadline`; the reference requests ("ref") it
-        sends first, while `step`'s code runs (call `job`, if one), are answered on the way (their
-        time is the call's)."""
+    def _reply_to(self, nonce, due, step, job=None):
+        """The child's answer to request `nonce`, due by `due` (its call's limit) and the submission's
+        deadline; the reference requests ("ref") it sends first, while `step`'s code runs (call `job`,
+        if one), are answered on the way: their time is the call's, not the submission's (the deadline
+        moves on by it: computing the reference is the grader's work)."""
         while True:
-            reply, parts, raw = read_kept(lambda n: self.reader.exact(n, deadline), _MAX_HEADER,
+            reply, parts, raw = read_kept(lambda n: self.reader.exact(n, min(due, self.deadline)), _MAX_HEADER,
                                           self.limits.result_bytes)
             if reply.get("op") != "ref":
                 break
+            start = time.monotonic()
             reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
-                                 _encoded_call(job)[2] if job is not None else {}, self.limits.memory_mb, deadline)
-            self.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                                 _large_inputs(job) if job is not None else {}, self.limits.memory_mb,
+                                 min(due, self.deadline))
+            self.deadline += time.monotonic() - start
+            self.sock.settimeout(max(min(due, self.deadline) - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
@@ -286,20 +301,11 @@ class SubmissionRunner:
         self.present |= {f"kit:{name}" for name, _ in kit} | {step}
         return None
 
-    def _frames(self, nonce, fixed, payload):
-        header = {"nonce": nonce, "max_bytes": self.limits.result_bytes}
-        if len(payload) > _WINDOW_BYTES:  # large: sent as it is rather than copied into the frame
-            return [frame_with(fixed, header), payload]
-        return [frame_with(fixed, header, payload)]
-
-    def _send(self, chunks):
-        """Send requests; small ones together, in one system call."""
+    def _send(self, data):
+        """Send requests, together in one system call."""
         try:
             self.sock.settimeout(self.limits.call_seconds)
-            if sum(map(len, chunks)) <= _WINDOW_BYTES:
-                chunks = [b"".join(chunks)]
-            for chunk in chunks:
-                self.sock.sendall(chunk)
+            self.sock.sendall(data)
         except OSError:
             pass  # the child is gone or stuck: reading its answer says which
 

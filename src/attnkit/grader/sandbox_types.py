@@ -17,7 +17,12 @@ class Limits:
     output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
     max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run
-    submission_seconds: float = 30.0  # wall time of the whole submission: imports and calls
+    submission_seconds: float = 30.0  # wall time of the whole submission: imports and calls (at most; see below)
+    # with jobs whose reference time is known: the submission's budget is the smaller of submission_seconds
+    # and reference_allowance + reference_factor x the reference's own time on the same calls (None: no scaling;
+    # off by default: a submission with one hanging function would spend it on that function's timeouts)
+    reference_factor: float | None = None
+    reference_allowance: float = 1.5
     submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
 
 
@@ -28,6 +33,7 @@ class Job:
     function: str  # e.g. "attention"
     returns: tuple  # part names from the manifest, e.g. ("O", "P")
     kwargs: dict  # argument name -> array, numpy scalar, JSON-able value; "*name" -> list spread positionally
+    reference_seconds: float | None = None  # what the reference takes on this call here (Plan measures it), if known
 
 
 class Stopped:
@@ -39,6 +45,16 @@ class Stopped:
     NOT_RUN = "not_run"  # not made: the function had already timed out too often
     LOAD_ERROR = "load_error"  # its step's file is missing or could not be imported
     BUDGET = "budget"  # not made, or cut short: the submission's time or result bytes were spent
+
+
+def submission_budget(limits, jobs):
+    """The wall seconds a submission of these jobs may take: `limits.submission_seconds`, or less when every
+    job's reference time is known (Limits.reference_factor): a submission tens of times slower than the
+    reference on the same calls is stopped there, not after half a minute."""
+    known = [job.reference_seconds for job in jobs]
+    if limits.reference_factor is None or not known or None in known:
+        return limits.submission_seconds
+    return min(limits.submission_seconds, limits.reference_allowance + limits.reference_factor * sum(known))
 
 
 @dataclass(frozen=True)

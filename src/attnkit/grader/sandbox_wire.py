@@ -72,17 +72,6 @@ def frame(header, specs=(), payload=b""):
     return _framed(json.dumps({**header, "arrays": list(specs)}).encode("utf-8"), payload)
 
 
-def fixed_header(header, specs=()):
-    """The JSON of the part of a header that is the same each time a message is sent (with its arrays'
-    specs), for `frame_with`: a caller that sends it again and again encodes it once."""
-    return json.dumps({**header, "arrays": list(specs)}).encode("utf-8")[1:]  # without its "{"
-
-
-def frame_with(fixed, header, payload=b""):
-    """Bytes of one message whose header is `header` (at least one key) joined to `fixed` (fixed_header's)."""
-    return _framed(json.dumps(header).encode("utf-8")[:-1] + b", " + fixed, payload)
-
-
 def _framed(head, payload):
     return b"".join([_LENGTH.pack(len(head)), head, payload])
 
@@ -93,6 +82,27 @@ def encode(header, arrays=()):
 
 
 FINGERPRINTED_BYTES = 1 << 16  # a call's input arrays at least this large are fingerprinted (see pack)
+
+
+def packed_call(job):
+    """(the arguments of `job`, a sandbox_types.Job, as `pack` writes them, [(name, array, scalar)] of its arrays)."""
+    arrays = []
+    return {name: pack(value, arrays) for name, value in job.kwargs.items()}, arrays
+
+
+def large_inputs(arrays):
+    """{name: array} of the arrays of `packed_call` that the child refers to by name ({"$input"}) when its
+    code passes them on, unchanged, to an earlier step, instead of sending them back."""
+    return {name: value for name, value, scalar in arrays if not scalar and value.nbytes >= FINGERPRINTED_BYTES}
+
+
+def stock_message(job, index):
+    """The bytes of the "stock" message that gives a zygote the call `job` as number `index` (see
+    sandbox_child.Zygote.take_stock): its function, its arguments and the fingerprints of the large ones."""
+    kwargs, arrays = packed_call(job)
+    return encode({"op": "stock", "index": index, "module": job.step, "function": job.function,
+                   "returns": list(job.returns), "kwargs": kwargs,
+                   "inputs": {name: fingerprint(value) for name, value in large_inputs(arrays).items()}}, arrays)
 
 
 def pack(value, arrays, inputs=None):

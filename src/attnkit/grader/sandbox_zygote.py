@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -30,11 +31,12 @@ from pathlib import Path
 from attnkit_runtime import i18n
 from . import sandbox_barrier, sandbox_seccomp
 from .sandbox_types import ONE_BLAS_THREAD, Isolation
-from .sandbox_wire import encode, read_message
+from .sandbox_wire import encode, read_message, stock_message
 
 _HERE = Path(__file__).resolve().parent
 _STARTUP_SECONDS = 30.0
 _CONTROL_SECONDS = 10.0
+_STOCK_SECONDS = 120.0  # to send a run's arguments (the extension's: ~150 MB)
 LEARNER_UIDS = range(64000, 65000)  # without the barrier, as root: one per zygote (Debian's on-demand range)
 
 
@@ -209,6 +211,7 @@ class Zygote:
         self.isolated = barrier
         self.barrier = sandbox_barrier.description() + _seccomp_words() if barrier else "none"
         self.tier = Isolation.BARRIER if barrier else Isolation.NONE if uid is None else Isolation.OWN_UID
+        self._stocked = []  # weak references to the jobs it holds the arguments of, in order
 
     def _startup_log(self):
         self._log.seek(0)
@@ -227,6 +230,21 @@ class Zygote:
             self.ctl.sendall(encode(header))
         except OSError as err:
             raise ZygoteError(f"the sandbox zygote is gone: {err}") from None
+
+    def stock(self, jobs):
+        """Make sure it holds the arguments of `jobs` (Jobs), the n-th as call number n: every child forked
+        after takes a call's arguments from there (a request names only the number), so they cross once
+        per zygote, not once per submission. Other jobs than it holds replace them."""
+        if len(self._stocked) == len(jobs) and all(ref() is job for ref, job in zip(self._stocked, jobs)):
+            return
+        self._stocked = []
+        try:
+            self.ctl.settimeout(_STOCK_SECONDS)
+            for index, job in enumerate(jobs):
+                self.ctl.sendall(stock_message(job, index))  # one call's arrays at a time: no copy of them all
+        except OSError as err:
+            raise ZygoteError(f"the sandbox zygote is gone: {err}") from None
+        self._stocked = [weakref.ref(job) for job in jobs]
 
     def spawn(self, limits):
         """A new sandboxed child for one step: returns its protocol socket."""
