@@ -22,7 +22,8 @@ converter needs the same; its own gguf-py is taken from the tree) and a C++ comp
    a callback that writes each tensor whole, as float32 with its `ne`, `nb` and view offset
    (llama-eval-callback prints only 3 values at each end of every axis, to 4 decimals:
    common/debug.cpp), and runs it with Flash Attention off on each prompt, with llama.cpp's default
-   f16 KV cache and with an f32 one, the last prompt also decoded in chunks;
+   f16 KV cache and with an f32 one, the last prompt also decoded in chunks; when llama-eval-callback
+   is built too, it is run on the same prompts and every value it prints must equal the dump's;
 4. writes tiny-gpt2.gguf, golden.npz (every tensor, compressed: the padding slots are zeros) and
    golden.json (prompts, runs, token ids, each tensor's op, ne, nb, view) into --out, with a copy of
    llama.cpp's own GPT-2 tokenizer test (models/ggml-vocab-gpt-2.gguf.inp/.out: texts and ids).
@@ -30,6 +31,7 @@ converter needs the same; its own gguf-py is taken from the tree) and a C++ comp
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,6 +135,48 @@ def read_dump(prefix):
     return rows
 
 
+def printed_by_eval_callback(text):
+    """{name: [(ne, values printed)]} from llama-eval-callback's output (common/debug.cpp's format:
+    a header line per tensor, then nested brackets where each axis longer than 6 shows its first and
+    last 3 entries, "..." between)."""
+    found, name, ne, numbers = {}, None, None, []
+    for line in text.splitlines():
+        header = re.match(r"common_debug_cb_eval:\s+(.+?) = \(\w+\).* = \{([\d, ]+)\}$", line)
+        if header:
+            name, ne, numbers = header[1], [int(n) for n in header[2].split(",")], []
+        elif name and line.strip().startswith("sum ="):
+            found.setdefault(name, []).append((ne, np.array(numbers)))
+            name = None
+        elif name:
+            numbers += [float(v) for v in re.findall(r"-?\d+\.\d+|-?nan|-?inf", line)]
+    return found
+
+
+def shown_indices(n):
+    return list(range(n)) if n <= 6 else [0, 1, 2, n - 3, n - 2, n - 1]
+
+
+def check_against_eval_callback(tree, model, prompt, cache, dumped):
+    """Run llama-eval-callback (if built) on the same prompt: its printed values must be the dump's,
+    to its 4 printed decimals. Returns how many values were compared, or None without the tool."""
+    tool = tree / "build" / "bin" / "llama-eval-callback"
+    if not tool.exists():
+        return None
+    done = subprocess.run([str(tool), "-m", str(model), "-p", prompt, "--flash-attn", "off", "-c", str(N_CTX),
+                           "-t", "1", "-ctk", cache, "-ctv", cache], capture_output=True, text=True, check=True)
+    printed = printed_by_eval_callback(done.stdout + done.stderr)
+    compared = 0
+    for record, values in dumped:
+        if record["call"] or record["name"] not in printed:
+            continue
+        ne, numbers = printed[record["name"]][0]
+        assert ne == record["ne"], (record["name"], ne, record["ne"])
+        corner = values[np.ix_(*[shown_indices(n) for n in reversed(ne)])].reshape(-1)
+        assert np.allclose(corner, numbers, rtol=0, atol=5.1e-5), record["name"]
+        compared += len(numbers)
+    return compared
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("llama_cpp", type=Path, help="a llama.cpp source tree with a CPU build in build/")
@@ -160,6 +204,10 @@ def main():
                 arrays[key] = values
                 tensors.append({**record, "key": key})
             runs.append({"prompt": prompt, "cache": cache, "chunks": chunks, "tokens": ids, "tensors": tensors})
+            if chunks == "all":
+                compared = check_against_eval_callback(tree, model, prompt, cache, read_dump(work / f"run{k}"))
+                print(f"{prompt!r} ({cache} cache): " + ("llama-eval-callback not built" if compared is None else
+                      f"{compared} values printed by llama-eval-callback, all equal to the dump's"))
     np.savez_compressed(args.out / "golden.npz", **arrays)
     for suffix in (".inp", ".out"):  # llama.cpp's own tokenizer test texts and ids for GPT-2 (tests/test-tokenizer-0)
         shutil.copy(tree / "models" / f"ggml-vocab-gpt-2.gguf{suffix}", args.out / f"ggml-vocab-gpt-2{suffix}")
