@@ -54,8 +54,11 @@ def test_the_trace_is_the_layer_run_on_the_files_weights(model, layer, head):
         tensor = got["tensors"][f"{name}-{layer}"]
         assert tensor["ne"] == list(ne), name
         np.testing.assert_allclose(tensor["head"], per_head[head], rtol=1e-9, atol=1e-9, err_msg=name)
-    out = got["tensors"][f"kqv_out-{layer}"]
-    assert out["ne"] == [D, T, 1, 1]
+    merged = got["tensors"][f"kqv_out-{layer}"]  # llama.cpp's kqv_out: the heads merged, not yet projected
+    assert merged["ne"] == [D, T, 1, 1] and merged["llama_cpp"]
+    np.testing.assert_allclose(merged["head"], np.concatenate(list(want.kqv), axis=-1), rtol=1e-9, atol=1e-9)
+    out = got["tensors"][f"out-{layer}"]  # after c_proj: the kit's own, labelled as not llama.cpp's
+    assert out["ne"] == [D, T, 1, 1] and not out["llama_cpp"]
     np.testing.assert_allclose(out["head"], want.out, rtol=1e-9, atol=1e-9)
 
 
@@ -122,10 +125,11 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path):
     assert done.returncode == 2 and "cannot be read as GGUF" in done.stderr, done.stderr
 
 
-def test_bpe_merges_by_rank_and_names_a_piece_outside_the_vocabulary():
-    from attnkit.gpt2_bpe import encode
+def test_bpe_merges_by_rank_and_refuses_a_vocabulary_without_every_byte():
+    from attnkit.gpt2_bpe import byte_alphabet, encode
 
-    tokens, merges = ["H", "o", "w", "Ġ", "Ho", "How", "Ġw"], ["H o", "Ho w", "Ġ w"]
-    assert encode("How w", tokens, merges) == [5, 6]
-    with pytest.raises(ValueError, match="'i' of 'Hi' is not in the GGUF's vocabulary"):
-        encode("Hi", tokens, merges)
+    pieces = list(byte_alphabet().values())
+    tokens, merges = [*pieces, "Ho", "How", "Ġw"], ["H o", "Ho w", "Ġ w"]
+    assert encode("How w", tokens, merges) == [257, 258]
+    with pytest.raises(ValueError, match="lacks the byte piece 'i'"):
+        encode("Hi", [p for p in tokens if p != "i"], merges)

@@ -135,6 +135,29 @@ def test_mha_gives_nan_for_a_row_with_no_visible_key(ref, qkv):
     assert np.isfinite(O[[0, 2]]).all()
 
 
+def test_mha_without_weights_gives_zeros_on_its_slow_path(ref, qkv):
+    """need_weights=False off the fast path (here: Q, K, V are different tensors): MHA calls SDPA."""
+    visible = ref.step3_masks.causal_visible(T_Q, T_K)
+    visible[1] = False
+    Q, K, V = (t(x[None]) for x in qkv)
+    with torch.no_grad():
+        O, P = identity_mha(D_H)(Q, K, V, need_weights=False, attn_mask=t(ref.step3_masks.to_torch_mha_mask(visible)))
+    assert P is None and np.all(O[0, 1].numpy() == 0.0) and np.isfinite(O.numpy()).all()
+
+
+def test_mha_gives_nan_on_its_fast_path_even_without_weights(ref):
+    """The fast path (eval, no autograd, self-attention, an even number of heads, batch_first) gives NaN
+    for the hidden row whatever need_weights says."""
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(D_H, num_heads=2, batch_first=True).eval()
+    X = torch.randn(1, T_Q, D_H)
+    visible = ref.step3_masks.causal_visible(T_Q, T_Q)
+    visible[1] = False
+    with torch.no_grad():
+        O, _ = mha(X, X, X, need_weights=False, attn_mask=t(ref.step3_masks.to_torch_mha_mask(visible)))
+    assert np.isnan(O[0, 1].numpy()).all() and np.isfinite(O[0, [0, 2]].numpy()).all()
+
+
 def test_gpt2_eager_attention_spreads_a_row_with_no_visible_key_over_every_key():
     """Left padding [0, 1, 1] with causality: query 0 may read only key 0, which is padding. GPT-2's
     eager attention (random weights, nothing downloaded) gives that row 1/3 on every key, future ones too."""

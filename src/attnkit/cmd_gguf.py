@@ -2,10 +2,12 @@
 and print the trace under llama.cpp's names and GGML shapes (docs/GGUF.md)."""
 import json
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
 LAYER_FUNCTION = ("step7_layer", "gpt2_attention")
+WHICH = {"kqv_out": "all heads merged (before attn_output)", "out": "all heads merged and projected"}
 
 
 def register(sub):
@@ -35,6 +37,8 @@ def _token_ids(model, args):
 
     try:
         return encode(args.text, model.tokens, model.merges)
+    except ImportError:
+        raise SystemExit("attnkit gguf --text needs the tokenizers package: pip install -e \".[gguf]\"") from None
     except ValueError as err:
         raise GgufError(str(err)) from None
 
@@ -55,26 +59,42 @@ def _layer_function(args):
     return getattr(loaded, function)
 
 
-def llama_tensors(trace, layer):
-    """[(llama.cpp name, GGML ne, this trace's array in llama.cpp's memory order)] of a layer trace.
+class Printed(NamedTuple):
+    """One tensor of the trace: its name, GGML `ne`, the array in llama.cpp's memory order, and
+    whether llama.cpp has a node of that name (`out` is the kit's own, after the output projection)."""
+    name: str
+    ne: tuple
+    memory: np.ndarray
+    llama_cpp: bool
 
-    Per-head arrays are [n_head, T, …]; llama.cpp keeps Q, K, V token-major ({D_h, n_head, T, 1})
-    and the scores and outputs head-major ({T_k, T_q, n_head, 1}, {D_h, T_q, n_head, 1}).
+
+OUT_LABEL = "(attnkit: after c_proj, not a llama.cpp tensor; llama.cpp's ffn_inp-{layer} minus the block's input)"
+
+
+def llama_tensors(trace, layer):
+    """[Printed] of a layer trace, llama.cpp's nodes first, then the kit's projected `out`.
+
+    Per-head arrays are [n_head, T, …]; llama.cpp keeps Q, K, V token-major ({D_h, n_head, T, 1}),
+    the scores and outputs head-major ({T_k, T_q, n_head, 1}, {D_h, T_q, n_head, 1}), and
+    `kqv_out` is the heads merged *before* the output projection ({D, T, 1, 1}: `kqv` permuted).
     """
     def token_major(per_head):  # [n_head, T, D_h] -> [1, T, n_head, D_h]
         return np.swapaxes(np.asarray(per_head), 0, 1)[None]
 
+    merged = token_major(trace.kqv)  # [1, T, n_head, D_h]: the heads of a token side by side
     named = [("Qcur", token_major(trace.Q)), ("Kcur", token_major(trace.K)), ("Vcur", token_major(trace.V)),
              ("kq", np.asarray(trace.kq)[None]), ("kq_soft_max", np.asarray(trace.kq_soft_max)[None]),
-             ("kqv", np.asarray(trace.kqv)[None]), ("kqv_out", np.asarray(trace.out)[None, None])]
-    return [(f"{name}-{layer}", tuple(reversed(a.shape)), a) for name, a in named]
+             ("kqv", np.asarray(trace.kqv)[None]), ("kqv_out", merged.reshape(1, 1, merged.shape[1], -1))]
+    printed = [Printed(f"{name}-{layer}", tuple(reversed(a.shape)), a, True) for name, a in named]
+    out = np.asarray(trace.out)[None, None]
+    return [*printed, Printed(f"out-{layer}", tuple(reversed(out.shape)), out, False)]
 
 
 def head_view(name, memory, head):
-    """The head's [T, …] slice of a tensor in llama.cpp's memory order (kqv_out: the whole [T, D])."""
+    """The head's [T, …] slice of a tensor in llama.cpp's memory order (kqv_out and out: the whole [T, D])."""
     if name.startswith(("Qcur", "Kcur", "Vcur")):
         return memory[0, :, head]
-    if name.startswith("kqv_out"):
+    if name.startswith(("kqv_out", "out")):
         return memory[0, 0]
     return memory[0, head]
 
@@ -103,13 +123,16 @@ def run(args):
     pieces = [model.tokens[i] if 0 <= i < len(model.tokens) else "?" for i in ids]
     if args.json:
         print(json.dumps({"tokens": ids, "pieces": pieces, "layer": args.layer, "head": args.head,
-                          "tensors": {name: {"ne": list(ne), "head": head_view(name, a, args.head).tolist()}
-                                      for name, ne, a in tensors}}))
+                          "tensors": {t.name: {"ne": list(t.ne), "head": head_view(t.name, t.memory, args.head).tolist(),
+                                               "llama_cpp": t.llama_cpp} for t in tensors}}))
         return 0
     print(f"tokens {ids} = {pieces} (Ġ is a space); block {args.layer}, head {args.head}")
-    for name, ne, memory in tensors:
-        view = head_view(name, memory, args.head)
-        which = "all heads merged and projected" if name.startswith("kqv_out") else f"head {args.head}"
-        print(f"{name} = {{{', '.join(map(str, ne))}}}   {which}: {list(view.shape)}")
+    for t in tensors:
+        view = head_view(t.name, t.memory, args.head)
+        which = WHICH.get(t.name.split("-")[0], f"head {args.head}")
+        print(f"{t.name} = {{{', '.join(map(str, t.ne))}}}   {which}: {list(view.shape)}")
+        if not t.llama_cpp:
+            print(f"    {OUT_LABEL.format(layer=args.layer)}")
         print(_rows_text(view))
     return 0
+

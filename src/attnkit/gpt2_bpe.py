@@ -1,16 +1,14 @@
-"""GPT-2's byte-level BPE, small: enough to turn a prompt into token ids with a GGUF's own vocabulary.
+"""GPT-2's byte-level BPE built from a GGUF file's own vocabulary and merges, by Hugging Face `tokenizers`.
 
 A GGUF file of GPT-2 carries the tokenizer as `tokenizer.ggml.tokens` (each token's text, bytes
 spelled with GPT-2's printable byte alphabet: a space is "Ġ") and `tokenizer.ggml.merges`
-("Ġ a" pairs, best first). The text is split into words as GPT-2 does (a word keeps the space in
-front of it), each word's bytes are spelled in that alphabet, and adjacent pieces are merged by
-rank until no listed pair is left. GPT-2's own split pattern uses Unicode classes (\\p{L}); `re`'s
-\\w-based classes below agree on the letters, digits and punctuation of ordinary English text.
+("Ġ a" pairs, best first). `tokenizers`' ByteLevel pre-tokenizer splits the text with GPT-2's own
+pattern (Unicode classes: letters, numbers, `'s`/`'t`/… contractions, punctuation runs with `_`,
+whitespace runs) and spells each piece in that alphabet; its BPE model merges by the file's ranks.
+This is how Hugging Face's GPT-2 tokenizer is built, and llama.cpp's "gpt-2" pre-tokenizer uses the
+same pattern (tests/test_gguf_llama_cpp.py checks the ids against llama.cpp's own).
 """
-import re
 from functools import lru_cache
-
-_WORDS = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+""")
 
 
 @lru_cache(maxsize=None)
@@ -21,38 +19,28 @@ def byte_alphabet():
     return {**{b: chr(b) for b in keep}, **{b: chr(256 + k) for k, b in enumerate(shifted)}}
 
 
-def _merge_word(pieces, ranks):
-    """Merge the best-ranked adjacent pair of `pieces` until no ranked pair is left."""
-    while len(pieces) > 1:
-        pairs = {(a, b): ranks[(a, b)] for a, b in zip(pieces, pieces[1:]) if (a, b) in ranks}
-        if not pairs:
-            break
-        first, second = min(pairs, key=pairs.get)
-        merged, k = [], 0
-        while k < len(pieces):
-            if k + 1 < len(pieces) and (pieces[k], pieces[k + 1]) == (first, second):
-                merged.append(first + second)
-                k += 2
-            else:
-                merged.append(pieces[k])
-                k += 1
-        pieces = merged
-    return pieces
+def gpt2_tokenizer(tokens, merges):
+    """A `tokenizers.Tokenizer` for vocabulary `tokens` (token texts by id) and `merges` ("a b", best first).
+
+    Raises ValueError when the vocabulary lacks one of the 256 byte pieces (then some text could not
+    be spelled at all) or a merge names a piece outside it.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    ids = {token: k for k, token in enumerate(tokens)}
+    missing = [piece for piece in byte_alphabet().values() if piece not in ids]
+    if missing:
+        raise ValueError(f"the GGUF's vocabulary lacks the byte piece {missing[0]!r} "
+                         f"({len(missing)} of 256 missing); give the token ids with --tokens instead")
+    try:
+        bpe = models.BPE(vocab=ids, merges=[tuple(pair.split(" ", 1)) for pair in merges])
+    except Exception as err:  # tokenizers raises a plain Exception for a merge outside the vocabulary
+        raise ValueError(f"the GGUF's merges do not fit its vocabulary: {err}") from None
+    tokenizer = Tokenizer(bpe)
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    return tokenizer
 
 
 def encode(text, tokens, merges):
-    """Token ids of `text` with vocabulary `tokens` (list of token texts) and `merges` ("a b" strings).
-
-    Raises ValueError naming the piece when a piece is not in the vocabulary.
-    """
-    ids = {token: k for k, token in enumerate(tokens)}
-    ranks = {tuple(pair.split(" ", 1)): k for k, pair in enumerate(merges)}
-    alphabet = byte_alphabet()
-    result = []
-    for word in _WORDS.findall(text):
-        for piece in _merge_word([alphabet[b] for b in word.encode("utf-8")], ranks):
-            if piece not in ids:
-                raise ValueError(f"the piece {piece!r} of {word!r} is not in the GGUF's vocabulary; "
-                                 "give the token ids with --tokens instead")
-            result.append(ids[piece])
-    return result
+    """Token ids [n] of `text` with vocabulary `tokens` and `merges`, as GPT-2's tokenizer gives them."""
+    return gpt2_tokenizer(tokens, merges).encode(text, add_special_tokens=False).ids
