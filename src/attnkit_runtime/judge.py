@@ -264,7 +264,9 @@ def check_form(shape, dtype, got, label):
     if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
         return Verdict(False, "dtype", say("form.not_numbers", label=label, got=got.dtype))
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
-        return Verdict(False, "dtype", say("form.dtype", label=label, want=np.dtype(dtype), got=got.dtype))
+        narrowed = np.issubdtype(got.dtype, np.floating) and got.dtype.itemsize < np.dtype(dtype).itemsize
+        return Verdict(False, "dtype", say("form.dtype_narrowed" if narrowed else "form.dtype", label=label,
+                                           want=np.dtype(dtype), got=got.dtype))
     return None
 
 
@@ -297,14 +299,23 @@ def compare(expected, got, tolerance, label):
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are -inf (masked cells)
         diff = np.where(np.isfinite(expected) & np.isfinite(got), np.abs(got.astype(np.float64) - expected), np.inf)
         diff = np.where(close, 0.0, diff)
-        worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-        rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
+    worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
     arrays, detail = _side_by_side(expected, got, np.argwhere(~close)[0] if close.ndim else ())
-    return Verdict(False, "values",
-                   say("compare.values_off", label=label, count=int((~close).sum()), size=close.size, atol=f"{atol:g}",
-                       rtol=f"{rtol:g}", error=f"{float(diff[worst]):.3g}", relative=f"{float(rel):.3g}",
-                       where=tuple(int(i) for i in worst), want=f"{float(expected[worst]):.6g}",
-                       got=f"{float(got[worst]):.6g}") + f"\n{arrays}", detail)
+    return Verdict(False, "values", say(_largest_error(float(expected[worst])), label=label, count=int((~close).sum()),
+                                        size=close.size, atol=f"{atol:g}", rtol=f"{rtol:g}",
+                                        error=f"{float(diff[worst]):.3g}",
+                                        relative=f"{float(diff[worst]) / abs(float(expected[worst])):.3g}"
+                                        if np.isfinite(expected[worst]) and expected[worst] else "",
+                                        where=tuple(int(i) for i in worst), want=f"{float(expected[worst]):.6g}",
+                                        got=f"{float(got[worst]):.6g}") + f"\n{arrays}", detail)
+
+
+def _largest_error(want):
+    """The message naming the worst cell: its relative error only where the expected value `want` has one (not 0,
+    not ±inf, where no error is a number worth reading)."""
+    if not np.isfinite(want):
+        return "compare.values_off_infinite"
+    return "compare.values_off" if want else "compare.values_off_absolute"
 
 
 def picked(result, text):

@@ -42,6 +42,11 @@ MESSAGES = {
               "numpy float64 number met on the way turns the result into float64)",
         "zh": "{label}：dtype 应为 {want}，实际是 {got}（输入 float32，输出也必须是 float32：途中遇到的 float64 "
               "数组或 numpy float64 数都会把结果变成 float64）"},
+    "form.dtype_narrowed": {
+        "en": "{label}: expected dtype {want}, got {got} ({want} in must give {want} out: something on the way cast "
+              "it down to {got}, an .astype({got}), np.{got}(…) or dtype={got}; keep the input's dtype)",
+        "zh": "{label}：dtype 应为 {want}，实际是 {got}（输入 {want}，输出也必须是 {want}：途中有一步把它降成了 "
+              "{got}，例如 .astype({got})、np.{got}(…) 或 dtype={got}；请保持输入的 dtype）"},
     "compare.expected": {"en": "expected", "zh": "应为"},
     "compare.got": {"en": "got", "zh": "实际"},
     "compare.expected_whole": {"en": "expected (whole)", "zh": "应为（完整）"},
@@ -60,6 +65,16 @@ MESSAGES = {
               "(relative {relative}) at {where}: expected {want}, got {got}",
         "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；最大误差 {error}"
               "（相对误差 {relative}）在 {where}：应为 {want}，实际是 {got}"},
+    "compare.values_off_absolute": {
+        "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); largest error {error} "
+              "at {where}: expected {want}, got {got}",
+        "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；最大误差 {error} "
+              "在 {where}：应为 {want}，实际是 {got}"},
+    "compare.values_off_infinite": {
+        "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); at {where}: expected {want}, "
+              "got {got}",
+        "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；在 {where}：应为 {want}，"
+              "实际是 {got}"},
     "pick.cannot": {
         "en": "{part}: cannot be taken from the result ({name} has shape {shape}: {error})",
         "zh": "{part}：无法从结果中取出（{name} 的形状是 {shape}：{error}）"},
