@@ -398,6 +398,29 @@ def evaluate(case, calls, results, expected, forms):
     return PASSED
 
 
+def departure(outputs, results):
+    """How far `results` are from a known mistake's `outputs` (each one {part: value} per call, parts of the same
+    shapes): the largest absolute difference of a cell (NaN beside NaN and equal infinities count 0, a differing
+    bool 1). When several known mistakes match a result within the tolerance, the nearest is the one made."""
+    worst = 0.0
+    for out, got in zip(outputs, results):
+        for part, want in out.items():
+            want, have = np.asarray(want), np.asarray(got[part])
+            if want.dtype == bool or have.dtype == bool:
+                worst = max(worst, float(np.any(want != have)))
+                continue
+            with np.errstate(invalid="ignore", over="ignore"):
+                same = (want == have) | (np.isnan(want) & np.isnan(have))
+                diff = np.where(same, 0.0, np.abs(have.astype(np.float64) - want))
+            worst = max(worst, float(diff.max(initial=0.0)))
+    return worst
+
+
+def nearest(matches):
+    """The code of the nearest of `matches`, [(code, departure)] in diagnosis order (the first of equals), or None."""
+    return min(matches, key=lambda match: match[1])[0] if matches else None
+
+
 def warning_verdict(function, warned):
     """The Verdict of results that were right but came with NumPy warnings (`warned`, their texts)."""
     more = say("verdict.warning_more", count=len(warned) - 1) if len(warned) > 1 else ""
