@@ -224,6 +224,16 @@ MESSAGES = {
     "show.expected": {"en": "expected: {name}", "zh": "应为：{name}"},
     "show.corner_query_key": {"en": "query ↓ / key →", "zh": "Query ↓ / Key →"},
     "show.corner_row_column": {"en": "row ↓ / column →", "zh": "行 ↓ / 列 →"},
+    "show.corner_token_feature": {"en": "token ↓ / feature →", "zh": "Token ↓ / 特征 →"},
+    "show.no_stored_expected": {
+        "en": "(no expected result is stored for these arguments; it is for: {examples})",
+        "zh": "（这些参数没有存下应有的结果；存了的有：{examples}）"},
+    "show.lang": {"en": "--lang takes one of: {choices}", "zh": "--lang 只能是其中之一：{choices}"},
+    "show.usage_tool": {
+        "en": "give a preset ({presets}), or [--mine] FUNCTION ARG…, e.g. attnkit-show --mine causal_visible 2 5 "
+              "(run it in the folder that holds exercises/); FUNCTION is one of: {names}",
+        "zh": "请给出一个预设（{presets}），或 [--mine] FUNCTION ARG…，例如 attnkit-show --mine causal_visible 2 5"
+              "（在包含 exercises/ 的文件夹里运行）；FUNCTION 可选：{names}"},
     "show.shape_differs": {
         "en": "{name}: shape differs: expected {want}, got {got}",
         "zh": "{name}：形状不同：应为 {want}，实际是 {got}"},
@@ -237,11 +247,6 @@ MESSAGES = {
     "show.no_such_function": {
         "en": "no function {function} in the exercises; one of: {names}",
         "zh": "练习里没有函数 {function}；可选的有：{names}"},
-    "show.usage_release": {
-        "en": "give FUNCTION ARG…, e.g. attnkit-show causal_visible 2 5 (run it in the folder that holds "
-              "exercises/); FUNCTION is one of: {names}",
-        "zh": "请给出 FUNCTION ARG…，例如 attnkit-show causal_visible 2 5（在包含 exercises/ 的文件夹里运行）；"
-              "FUNCTION 可选：{names}"},
     "show.frame_needed": {
         "en": "give a preset, or --tq/--tk (positive sizes) or --tokens",
         "zh": "请给出一个预设，或者 --tq/--tk（正整数）或 --tokens"},

@@ -24,6 +24,8 @@ from .. import __version__, lessons, manifest, portable_cases, stubs
 import attnkit_runtime
 from ..cases import cases_for, hidden_concepts
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
+from ..show_frames import stored_presets
+from ..show_mine import stored_examples
 from .texts import GITIGNORE, PYPROJECT, README, test_file
 
 RUNTIME = "attnkit_runtime"
@@ -47,6 +49,7 @@ def course_data(cases):
                   for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
         "cases": cases,
+        "show": {"presets": stored_presets(), "examples": stored_examples()},
     }
 
 
