@@ -93,7 +93,7 @@ MESSAGES = {
               "  NaN or inf was computed and then hidden; a right answer keeps every intermediate value finite "
               "(no NaN, no warning)",
         "zh": "{function}() 的结果是对的，但中途发出了警告：{warning}{more}\n"
-              "  中间算出了 NaN 或 inf，之后又被遮掩掉了；正确的做法让每个中间值都保持有限（没有 NaN，也没有警告）"},
+              "  中间算出了 NaN 或 inf，之后又被掩盖了；正确的写法应让每个中间值都保持有限（没有 NaN，也没有警告）"},
     "verdict.modified": {
         "en": "{function}() changed its argument {argument} in place; its result may be right, but the caller "
               "keeps using {argument} after the call (step 6 passes kq on to the mask and S to softmax). Compute "
@@ -182,16 +182,19 @@ MESSAGES = {
               "      第一个失败：{failure}\n"
               "      先读 {read}，然后运行：pytest {label}/test_{file}"},
     "ladder.all_pass_reference": {
-        "en": "All {passed} public tests of {steps} steps pass on the reference solutions/. Your own code is tested "
+        "en": "All {passed} public tests of {scope} pass on the reference solutions/. Your own code is tested "
               "by `pytest exercises` (without --solutions). The graded run adds hidden tests, which also check:",
-        "zh": "{steps} 步的全部 {passed} 个公开测试在参考答案 solutions/ 上通过。你自己的代码用 "
+        "zh": "{scope}的全部 {passed} 个公开测试在参考答案 solutions/ 上通过。你自己的代码用 "
               "`pytest exercises`（不加 --solutions）来测。评分时还会加上隐藏测试，它们还检查："},
     "ladder.all_pass": {
-        "en": "All {passed} public tests of {steps} steps pass. That is not full marks yet: the graded run adds "
+        "en": "All {passed} public tests of {scope} pass. That is not full marks yet: the graded run adds "
               "hidden tests, which also check:",
-        "zh": "{steps} 步的全部 {passed} 个公开测试都通过了。这还不等于满分：评分时还会加上隐藏测试，它们还检查："},
+        "zh": "{scope}的全部 {passed} 个公开测试都通过了。这还不等于满分：评分时还会加上隐藏测试，它们还检查："},
+    "ladder.of_steps": {"en": "{steps} steps", "zh": "{steps} 个步骤"},
+    "ladder.of_step": {"en": "step {number}", "zh": "第 {number} 步"},
     "ladder.hidden_step": {"en": "step {number}: {concepts}.", "zh": "第 {number} 步：{concepts}。"},
     "ladder.concept_separator": {"en": "; ", "zh": "；"},
+    "list.separator": {"en": ", ", "zh": "、"},
     "ladder.solutions_banner": {
         "en": "attnkit: testing the kit's reference {label}/ (--solutions), not your own code",
         "zh": "attnkit：正在测试本套练习的参考答案 {label}/（--solutions），不是你自己的代码"},
