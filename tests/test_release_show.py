@@ -8,12 +8,11 @@ import subprocess
 
 import pytest
 
-from attnkit.paths import LESSONS_DIR
 from attnkit.show_frames import PRESETS, render
 from attnkit_runtime.i18n import speaking
 from test_release import exercises_with, student_venv  # noqa: F401  (the release installed in a virtualenv)
 
-LESSON_COMMAND = re.compile(r"`attnkit show ([^`]*)`")
+LESSON_COMMAND = re.compile(r"`attnkit[ -]show ([^`]*)`")  # the kit's command, or the release's
 
 
 def _show(student_venv, cwd, *args, lang="en"):  # noqa: F811
@@ -61,17 +60,18 @@ def test_arguments_without_a_stored_result_show_the_learners_grid_and_which_are_
     assert "你的：visible" in run.stdout and "attnkit-show --mine causal_visible 2 5" in run.stdout, run.stdout
 
 
-def test_every_attnkit_show_the_lessons_name_works_in_the_release(student_venv, tmp_path):  # noqa: F811
-    """Each `attnkit show …` of the lessons, run as `attnkit-show …` on a finished folder: a preset prints, a
-    --mine call shows the expected grid beside the learner's."""
-    exercises_with(student_venv, tmp_path, [path.stem for path in (student_venv[0] / "exercises").glob("step*.py")])
-    commands = {command for path in LESSONS_DIR.rglob("*.md")
+def test_every_attnkit_show_the_lessons_and_readme_name_works_in_the_release(student_venv, tmp_path):  # noqa: F811
+    """Each `attnkit show …` (or `attnkit-show …`) of the release's lessons and README, run as `attnkit-show …` on a
+    finished folder: a preset prints, a --mine call shows the expected grid beside the learner's."""
+    handout = student_venv[0]
+    exercises_with(student_venv, tmp_path, [path.stem for path in (handout / "exercises").glob("step*.py")])
+    commands = {command for path in [handout / "README.md", *(handout / "lessons").rglob("*.md")]
                 for command in LESSON_COMMAND.findall(path.read_text(encoding="utf-8"))}
     assert commands, "the lessons name no attnkit show command: this test looks for the wrong text"
     for command in sorted(commands):
         run = _show(student_venv, tmp_path, *shlex.split(command))
         assert run.returncode == 0, (command, run.stdout + run.stderr)
-        if command.startswith("--mine"):
+        if not shlex.split(command)[0] in PRESETS:
             assert "expected:" in run.stdout and "matches the expected one" in run.stdout, (command, run.stdout)
 
 
