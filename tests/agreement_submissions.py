@@ -33,6 +33,8 @@ CATALOGUE = {
     "scores_transposed": [("step2_scores", "return Q @ np.swapaxes(K, -1, -2)", "return K @ np.swapaxes(Q, -1, -2)")],
     "batch_transpose": [("step2_scores", "return Q @ np.swapaxes(K, -1, -2)", "return Q @ K.T")],
     "scale_missing": [("step2_scores", "return kq / math.sqrt(d_h)", "return kq")],
+    "scale_rounded": [("step2_scores", "return kq / math.sqrt(d_h)", "return kq / int(math.sqrt(d_h))")],
+    "scale_by_keys": [("step6_head", "S = scale_scores(kq, D_h) + M", "S = scale_scores(kq, T_k) + M")],
     "scale_by_d": [("step2_scores", "return kq / math.sqrt(d_h)", "return kq / d_h")],
     "scale_by_model_dim": [("step6_head", _HEAD_BODY, """    Q, K, V = project_qkv(Z, W_Q, b_Q, W_K, b_K, W_V, b_V)
     kq = raw_scores(Q, K)
@@ -51,6 +53,8 @@ CATALOGUE = {
                             "return np.where(visible, 0.0, -np.inf)")],
     "mask_zero_fill": [("step3_masks", "return np.where(visible, 0.0, -np.inf).astype(dtype)",
                         "return visible.astype(dtype)")],
+    "mask_large_negative": [("step3_masks", "return np.where(visible, 0.0, -np.inf).astype(dtype)",
+                             "return np.where(visible, 0.0, -1e9).astype(dtype)")],
     "mask_after_softmax": [("step6_head", _SCALED_MASKED, "    P = softmax(scale_scores(kq, D_h)) * visible")],
     "torch_mha_polarity": [("step3_masks", "return ~visible  # True = blocked", "return visible.copy()")],
     "torch_sdpa_polarity": [("step3_masks", "return visible.copy()  # True = may attend", "return ~visible  #")],
@@ -62,6 +66,8 @@ CATALOGUE = {
     "weights_transposed": [_NUMPY_IN_STEP5, ("step5_values", "return P @ V", "return np.swapaxes(P, -1, -2) @ V")],
     "batch_dot": [_NUMPY_IN_STEP5, ("step5_values", "return P @ V", "return np.dot(P, V)")],
     "weights_on_keys": [("step6_head", "O = weighted_sum(P, V)", "O = weighted_sum(P, K)")],
+    "outputs_swapped": [("step6_head", "    return O, P\n", "    return P, O\n")],
+    "visible_ignored": [("step6_head", 'else bool_table("visible", visible, min_ndim=2)', "else causal_visible(T_q, T_k)")],
     "qkv_order_swapped": [("step7_layer", "return qkv[..., :D], qkv[..., D:2 * D],", "return qkv[..., D:2 * D], qkv[..., :D],")],
     "heads_split_without_transpose": [("step7_layer", _SPLIT_HEADS, "    return X.reshape(*X.shape[:-2], n_head, T, D // n_head)")],
     "heads_merged_wrong_order": [("step7_layer", "rows = np.swapaxes(O, -3, -2)", "rows = O")],
@@ -85,7 +91,6 @@ OUTSIDE = {
     "softmax_exp_in_place": [("step4_softmax", "    E = np.exp(S - row_max)", "    S -= row_max\n    E = np.exp(S, out=S)")],
     "combine_and_in_place": [("step3_masks", _COMBINE_LOOP, "    out = tables[0]\n    for t in tables[1:]:\n        out &= t\n    return out")],
     "combine_np_all": [("step3_masks", _COMBINE_LOOP, "    return np.all(tables, axis=0)")],
-    "attention_returns_p_o": [("step6_head", "    return O, P\n", "    return P, O\n")],
     "softmax_float32_cast": [("step4_softmax", _SOFTMAX_RETURN, _SOFTMAX_RETURN.replace(")  #", ").astype(np.float32)  #"))],
 }
 

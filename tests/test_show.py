@@ -126,7 +126,7 @@ def test_mine_shows_each_part_of_a_result_with_what_its_rows_and_columns_are(cap
     assert code == 1
     assert "O: matches the expected one" in out and "P: 2 of 4 cells differ (marked *)" in out
     o_block, p_block = out.split("yours: O")[1].split("yours: P")
-    assert "row ↓ / column →" in o_block and "query ↓ / key →" not in o_block
+    assert "token ↓ / feature →" in o_block and "query ↓ / key →" not in o_block
     assert "query ↓ / key →" in p_block
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attnkit_runtime.i18n import LANGUAGES, speaking
 from attnkit_runtime.messages import say
 from .paths import SOLUTIONS_DIR
 from attnkit_runtime.show import beside, grid
@@ -89,3 +90,14 @@ def render(frame):
                         beside(grid(visible, rows, cols, say("show.visible_title")),
                                grid(M, rows, cols, "M = additive_mask(visible)")),
                         grid(P, rows, cols, weights)])
+
+
+def stored_presets():
+    """{preset: {lang: its text}}: what the release's attnkit-show prints for a preset (it cannot compute them)."""
+    presets = {}
+    for name, frame in PRESETS.items():
+        presets[name] = {}
+        for lang in LANGUAGES:
+            with speaking(lang):
+                presets[name][lang] = render(frame)
+    return presets

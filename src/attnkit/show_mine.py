@@ -3,26 +3,16 @@
 The learner's step is imported from exercises/ as the public tests import it (with the reference
 versions of the steps it imports). Arguments are written as on a command line (see show_call).
 """
-from dataclasses import dataclass
-
-import numpy as np
+import inspect
 
 from . import manifest
+from .portable_cases import as_base64, encode_array
 from attnkit_runtime.judge import named_outputs
 from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function
 from .reference import learner_step
 from attnkit_runtime.messages import say
-from attnkit_runtime.show import MARK, beside, grid
-from attnkit_runtime.show_call import LearnerError, UsageError, run_learner, yours
+from attnkit_runtime.show_call import LearnerError, Shown, UsageError, build_call, compared, run_learner, yours
 from .show_frames import NoReference, reference
-
-QUERY_BY_KEY = ("visible", "M", "mask", "P", "kq", "kq_soft_max")  # parts whose rows are queries, columns keys
-
-
-@dataclass(frozen=True)
-class Shown:
-    text: str
-    differs: int  # cells that differ from the expected result (0 when it matches or cannot be compared)
 
 
 def step_of(function):
@@ -42,31 +32,6 @@ def _learner_function(module, function, folder):
         raise LearnerError(str(err)) from None
 
 
-def _differs(expected, got):
-    """Bool cells where `got` differs from `expected`, or None when their shapes do not match."""
-    if expected.shape != got.shape:
-        return None
-    if expected.dtype == bool or got.dtype == bool:
-        return expected != got
-    with np.errstate(invalid="ignore"):
-        return ~np.isclose(got.astype(np.float64), expected.astype(np.float64), atol=1e-6, equal_nan=True)
-
-
-def _compared(name, got, expected):
-    """(text, number of differences) of one part of the learner's result beside the expected one."""
-    differs = _differs(expected, got)
-    corner = say("show.corner_query_key" if name in QUERY_BY_KEY else "show.corner_row_column")
-    text = beside(grid(got, title=say("show.yours", name=name), differs=differs, corner=corner),
-                  grid(expected, title=say("show.expected", name=name), corner=corner))
-    if differs is None:
-        return f"{text}\n\n" + say("show.shape_differs", name=name, want=expected.shape, got=got.shape), got.size or 1
-    notes = [say("show.cells_differ", name=name, count=int(differs.sum()), size=differs.size, mark=MARK)
-             if differs.any() else say("show.matches", name=name)]
-    if got.dtype != expected.dtype:
-        notes.append(say("show.dtype_differs", name=name, want=expected.dtype, got=got.dtype))
-    return f"{text}\n\n" + "\n".join(notes), int(differs.sum()) + (got.dtype != expected.dtype)
-
-
 def show_mine(function, texts, folder):
     """The Shown of the learner's `function(*texts)` from `folder`, each part beside the reference's."""
     module = step_of(function)
@@ -77,5 +42,31 @@ def show_mine(function, texts, folder):
         expected = named_outputs(returns, reference(module, function)(*args))
     except NoReference as err:
         return Shown(yours(call, got, str(err)), 0)
-    compared = [_compared(name, got[name], np.asarray(expected[name])) for name in returns]
-    return Shown("\n\n".join([call] + [text for text, _ in compared]), sum(n for _, n in compared))
+    return compared(call, got, expected)
+
+
+# The calls the lessons, the READMEs and `attnkit show --help` name: the release stores their expected results
+# (it has no reference to compute them), so that its attnkit-show puts them beside the learner's.
+EXAMPLES = (
+    ("causal_visible", ("2", "5")),
+    ("causal_visible", ("3",)),
+    ("padding_visible", ("1,1,0", "2")),
+    ("combine_visible", ("T,F;T,T", "T,T;F,T")),
+    ("additive_mask", ("T,F;T,T", "float32")),
+    ("softmax", ("0,1,-inf;-inf,-inf,-inf",)),
+    ("softmax", ("0,1,2",)),
+    ("attention", ("1,0;0,1", "1,0;0,1", "1,2;3,4")),
+)
+
+
+def stored_examples():
+    """[{function, args, expected}] of EXAMPLES: the reference's result of each, part by part, in the stored form."""
+    found = []
+    for function, texts in EXAMPLES:
+        module = step_of(function)
+        fn = reference(module, function)
+        expected = named_outputs(manifest.step(module).function(function).returns,
+                                 fn(*build_call(function, texts, inspect.signature(fn))))
+        found.append({"function": function, "args": list(texts),
+                      "expected": {part: encode_array(value, part, as_base64) for part, value in expected.items()}})
+    return found

@@ -14,7 +14,6 @@ that imports earlier steps runs on the learner's own versions of them, their fun
 cases, the failure says so and names the step to fix first.
 """
 import json
-import sys
 import types
 import warnings
 from functools import lru_cache
@@ -32,7 +31,6 @@ from .loader import (MissingFunction, StepLoader, StepLoadError, TimeLimitExceed
 from .messages import say
 from .pytest_report import hide_kit_frame, report, skip_unstarted
 from .started import Stub
-from .show_call import LearnerError, UsageError, run_learner, yours
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -83,7 +81,7 @@ def _recorded(dep, module):
     return wrapped
 
 
-_module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT, bind=_recorded))
+learner_module = StepLoader(lambda step_module, folder: load_step(step_module, folder, layout=LAYOUT, bind=_recorded))
 
 
 @lru_cache(maxsize=None)
@@ -97,7 +95,7 @@ def _run(spec, module, folder, diagnosis=None, earlier_passes=None, full_arrays=
     """(CaseResult, Outcome, calls) of the stored case `spec` of step `module` on the learner's function
     from `folder`. Raises StepLoadError (MissingFunction) when there is no function to call."""
     __tracebackhide__ = True
-    fn = learner_function(_module, module, folder, spec["function"])
+    fn = learner_function(learner_module, module, folder, spec["function"])
     case = portable_case(module, spec)
     calls = _calls(module, spec["name"])
     outcome = harness.call_case(fn, case, calls, LOG)
@@ -161,28 +159,6 @@ def case_test(module, function):
     test.__name__ = f"test_{function}"
     test.__doc__ = f"The public cases of {module}.{function} (stored in attnkit_runtime/data/course.json)."
     return test
-
-
-def show_main(argv=None):
-    """`attnkit-show FUNCTION ARG…`: the learner's function from ./exercises/ on these arguments, each
-    part of its result as a labelled grid. Exit 0, 1 when the learner's code failed, 2 on a wrong command."""
-    argv = sys.argv[1:] if argv is None else argv
-    functions = {name: (step, returns) for step in LAYOUT.steps() for name, returns in step.functions.items()}
-    folder = Path.cwd() / "exercises"
-    try:
-        if not argv or argv[0] not in functions:
-            raise UsageError(say("show.usage_release", names=", ".join(functions)))
-        step, returns = functions[argv[0]]
-        try:
-            fn = learner_function(_module, step.module, folder, argv[0])
-        except StepLoadError as err:
-            raise LearnerError(str(err)) from None
-        call, _, parts = run_learner(fn, argv[0], argv[1:], returns, folder / step.filename)
-    except (UsageError, LearnerError) as err:
-        print(f"attnkit-show: {err}", file=sys.stderr)
-        return 2 if isinstance(err, UsageError) else 1
-    print(yours(call, parts))
-    return 0
 
 
 def pytest_addoption(parser):

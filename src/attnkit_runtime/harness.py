@@ -243,7 +243,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         verdict = judge.evaluate_safely(case, calls, outcome.results, expected, forms)
     if verdict.passed and outcome.modified:
         verdict = judge.Verdict(False, "modified", say("verdict.modified", function=case.function,
-                                                       argument=", ".join(outcome.modified)))
+                                                       argument=say("list.separator").join(outcome.modified)))
     elif verdict.passed and outcome.warnings:
         verdict = judge.warning_verdict(case.function, outcome.warnings)
     if verdict.passed:

@@ -8,6 +8,7 @@ else the locale (LC_ALL, LC_MESSAGES, LANG: "zh_CN.UTF-8" and the like mean Chin
 This module is part of the portable core that `attnkit release` copies as is: standard library only.
 """
 import os
+from contextlib import contextmanager
 
 LANGUAGES = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
@@ -37,6 +38,20 @@ def check_language(lang):
 def set_language(lang):
     """Use `lang` from now on, in this process and the processes it starts (a `--lang` option)."""
     os.environ[ENVIRONMENT] = check_language(lang)
+
+
+@contextmanager
+def speaking(lang):
+    """Inside the block, `language()` is `lang`; after it, what the environment said before."""
+    before = os.environ.get(ENVIRONMENT)
+    set_language(lang)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[ENVIRONMENT]
+        else:
+            os.environ[ENVIRONMENT] = before
 
 
 def pick(text, lang=None):

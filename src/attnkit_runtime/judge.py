@@ -264,7 +264,9 @@ def check_form(shape, dtype, got, label):
     if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
         return Verdict(False, "dtype", say("form.not_numbers", label=label, got=got.dtype))
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
-        return Verdict(False, "dtype", say("form.dtype", label=label, want=np.dtype(dtype), got=got.dtype))
+        narrowed = np.issubdtype(got.dtype, np.floating) and got.dtype.itemsize < np.dtype(dtype).itemsize
+        return Verdict(False, "dtype", say("form.dtype_narrowed" if narrowed else "form.dtype", label=label,
+                                           want=np.dtype(dtype), got=got.dtype))
     return None
 
 
@@ -297,14 +299,23 @@ def compare(expected, got, tolerance, label):
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are -inf (masked cells)
         diff = np.where(np.isfinite(expected) & np.isfinite(got), np.abs(got.astype(np.float64) - expected), np.inf)
         diff = np.where(close, 0.0, diff)
-        worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-        rel = diff[worst] / max(abs(float(expected[worst])), 1e-300) if diff.ndim else 0.0
+    worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
     arrays, detail = _side_by_side(expected, got, np.argwhere(~close)[0] if close.ndim else ())
-    return Verdict(False, "values",
-                   say("compare.values_off", label=label, count=int((~close).sum()), size=close.size, atol=f"{atol:g}",
-                       rtol=f"{rtol:g}", error=f"{float(diff[worst]):.3g}", relative=f"{float(rel):.3g}",
-                       where=tuple(int(i) for i in worst), want=f"{float(expected[worst]):.6g}",
-                       got=f"{float(got[worst]):.6g}") + f"\n{arrays}", detail)
+    return Verdict(False, "values", say(_largest_error(float(expected[worst])), label=label, count=int((~close).sum()),
+                                        size=close.size, atol=f"{atol:g}", rtol=f"{rtol:g}",
+                                        error=f"{float(diff[worst]):.3g}",
+                                        relative=f"{float(diff[worst]) / abs(float(expected[worst])):.3g}"
+                                        if np.isfinite(expected[worst]) and expected[worst] else "",
+                                        where=tuple(int(i) for i in worst), want=f"{float(expected[worst]):.6g}",
+                                        got=f"{float(got[worst]):.6g}") + f"\n{arrays}", detail)
+
+
+def _largest_error(want):
+    """The message naming the worst cell: its relative error only where the expected value `want` has one (not 0,
+    not ±inf, where no error is a number worth reading)."""
+    if not np.isfinite(want):
+        return "compare.values_off_infinite"
+    return "compare.values_off" if want else "compare.values_off_absolute"
 
 
 def picked(result, text):
@@ -385,6 +396,29 @@ def evaluate(case, calls, results, expected, forms):
             if not verdict.passed:
                 return verdict
     return PASSED
+
+
+def departure(outputs, results):
+    """How far `results` are from a known mistake's `outputs` (each one {part: value} per call, parts of the same
+    shapes): the largest absolute difference of a cell (NaN beside NaN and equal infinities count 0, a differing
+    bool 1). When several known mistakes match a result within the tolerance, the nearest is the one made."""
+    worst = 0.0
+    for out, got in zip(outputs, results):
+        for part, want in out.items():
+            want, have = np.asarray(want), np.asarray(got[part])
+            if want.dtype == bool or have.dtype == bool:
+                worst = max(worst, float(np.any(want != have)))
+                continue
+            with np.errstate(invalid="ignore", over="ignore"):
+                same = (want == have) | (np.isnan(want) & np.isnan(have))
+                diff = np.where(same, 0.0, np.abs(have.astype(np.float64) - want))
+            worst = max(worst, float(diff.max(initial=0.0)))
+    return worst
+
+
+def nearest(matches):
+    """The code of the nearest of `matches`, [(code, departure)] in diagnosis order (the first of equals), or None."""
+    return min(matches, key=lambda match: match[1])[0] if matches else None
 
 
 def warning_verdict(function, warned):

@@ -6,12 +6,11 @@ the release's stored copy. `hidden` maps a step module to the concepts only its 
 {lang: [concept, …]} (attnkit.cases.hidden_concepts). Titles, links and concepts may be two-language
 texts: the ladder picks the learner's language when it is printed.
 """
-import textwrap
-import unicodedata
 from dataclasses import dataclass
 
 from .i18n import LANGUAGES, pick, set_language
 from .messages import say
+from .text_wrap import wrap
 
 LANG_OPTION = "--lang"
 
@@ -83,7 +82,8 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
                           failure=tallies[next_step.module].first_failure, read=pick(next_step.read))]
         return "\n".join(lines)
     passed = sum(tallies[s.module].passed for s in ran)
-    lines += ["", say("ladder.all_pass_reference" if reference else "ladder.all_pass", passed=passed, steps=len(ran))]
+    scope = say("ladder.of_steps", steps=len(ran)) if len(ran) > 1 else say("ladder.of_step", number=ran[0].number)
+    lines += ["", say("ladder.all_pass_reference" if reference else "ladder.all_pass", passed=passed, scope=scope)]
     for s in ran:
         concepts = pick(hidden[s.module]) if s.module in hidden else ()
         if concepts:
@@ -94,11 +94,8 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
 
 
 def _wrapped(text, columns=COLUMNS):
-    """`text` as indented lines of at most `columns` terminal columns. textwrap counts characters, and a
-    Chinese character takes two columns: a text that has any is wrapped at half the count."""
-    wide = any(unicodedata.east_asian_width(c) in "WF" for c in text)
-    return textwrap.wrap(text, width=columns // 2 if wide else columns, initial_indent="  ",
-                         subsequent_indent="          ")
+    """`text` as indented lines of at most `columns` terminal columns, Chinese cut only where a line may end."""
+    return wrap(text, columns, initial_indent="  ", subsequent_indent="          ")
 
 
 def add_options(parser):

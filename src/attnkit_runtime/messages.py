@@ -42,6 +42,11 @@ MESSAGES = {
               "numpy float64 number met on the way turns the result into float64)",
         "zh": "{label}：dtype 应为 {want}，实际是 {got}（输入 float32，输出也必须是 float32：途中遇到的 float64 "
               "数组或 numpy float64 数都会把结果变成 float64）"},
+    "form.dtype_narrowed": {
+        "en": "{label}: expected dtype {want}, got {got} ({want} in must give {want} out: something on the way cast "
+              "it down to {got}, an .astype({got}), np.{got}(…) or dtype={got}; keep the input's dtype)",
+        "zh": "{label}：dtype 应为 {want}，实际是 {got}（输入 {want}，输出也必须是 {want}：途中有一步把它降成了 "
+              "{got}，例如 .astype({got})、np.{got}(…) 或 dtype={got}；请保持输入的 dtype）"},
     "compare.expected": {"en": "expected", "zh": "应为"},
     "compare.got": {"en": "got", "zh": "实际"},
     "compare.expected_whole": {"en": "expected (whole)", "zh": "应为（完整）"},
@@ -60,6 +65,16 @@ MESSAGES = {
               "(relative {relative}) at {where}: expected {want}, got {got}",
         "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；最大误差 {error}"
               "（相对误差 {relative}）在 {where}：应为 {want}，实际是 {got}"},
+    "compare.values_off_absolute": {
+        "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); largest error {error} "
+              "at {where}: expected {want}, got {got}",
+        "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；最大误差 {error} "
+              "在 {where}：应为 {want}，实际是 {got}"},
+    "compare.values_off_infinite": {
+        "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); at {where}: expected {want}, "
+              "got {got}",
+        "zh": "{label}：{size} 个值中有 {count} 个不对（atol {atol}，rtol {rtol}）；在 {where}：应为 {want}，"
+              "实际是 {got}"},
     "pick.cannot": {
         "en": "{part}: cannot be taken from the result ({name} has shape {shape}: {error})",
         "zh": "{part}：无法从结果中取出（{name} 的形状是 {shape}：{error}）"},
@@ -78,7 +93,7 @@ MESSAGES = {
               "  NaN or inf was computed and then hidden; a right answer keeps every intermediate value finite "
               "(no NaN, no warning)",
         "zh": "{function}() 的结果是对的，但中途发出了警告：{warning}{more}\n"
-              "  中间算出了 NaN 或 inf，之后又被遮掩掉了；正确的做法让每个中间值都保持有限（没有 NaN，也没有警告）"},
+              "  中间算出了 NaN 或 inf，之后又被掩盖了；正确的写法应让每个中间值都保持有限（没有 NaN，也没有警告）"},
     "verdict.modified": {
         "en": "{function}() changed its argument {argument} in place; its result may be right, but the caller "
               "keeps using {argument} after the call (step 6 passes kq on to the mask and S to softmax). Compute "
@@ -180,16 +195,19 @@ MESSAGES = {
               "      第一个失败：{failure}\n"
               "      先读 {read}，然后运行：pytest {label}/test_{file}"},
     "ladder.all_pass_reference": {
-        "en": "All {passed} public tests of {steps} steps pass on the reference solutions/. Your own code is tested "
+        "en": "All {passed} public tests of {scope} pass on the reference solutions/. Your own code is tested "
               "by `pytest exercises` (without --solutions). The graded run adds hidden tests, which also check:",
-        "zh": "{steps} 步的全部 {passed} 个公开测试在参考答案 solutions/ 上通过。你自己的代码用 "
+        "zh": "{scope}的全部 {passed} 个公开测试在参考答案 solutions/ 上通过。你自己的代码用 "
               "`pytest exercises`（不加 --solutions）来测。评分时还会加上隐藏测试，它们还检查："},
     "ladder.all_pass": {
-        "en": "All {passed} public tests of {steps} steps pass. That is not full marks yet: the graded run adds "
+        "en": "All {passed} public tests of {scope} pass. That is not full marks yet: the graded run adds "
               "hidden tests, which also check:",
-        "zh": "{steps} 步的全部 {passed} 个公开测试都通过了。这还不等于满分：评分时还会加上隐藏测试，它们还检查："},
+        "zh": "{scope}的全部 {passed} 个公开测试都通过了。这还不等于满分：评分时还会加上隐藏测试，它们还检查："},
+    "ladder.of_steps": {"en": "{steps} steps", "zh": "{steps} 个步骤"},
+    "ladder.of_step": {"en": "step {number}", "zh": "第 {number} 步"},
     "ladder.hidden_step": {"en": "step {number}: {concepts}.", "zh": "第 {number} 步：{concepts}。"},
     "ladder.concept_separator": {"en": "; ", "zh": "；"},
+    "list.separator": {"en": ", ", "zh": "、"},
     "ladder.solutions_banner": {
         "en": "attnkit: testing the kit's reference {label}/ (--solutions), not your own code",
         "zh": "attnkit：正在测试本套练习的参考答案 {label}/（--solutions），不是你自己的代码"},
@@ -222,6 +240,16 @@ MESSAGES = {
     "show.expected": {"en": "expected: {name}", "zh": "应为：{name}"},
     "show.corner_query_key": {"en": "query ↓ / key →", "zh": "Query ↓ / Key →"},
     "show.corner_row_column": {"en": "row ↓ / column →", "zh": "行 ↓ / 列 →"},
+    "show.corner_token_feature": {"en": "token ↓ / feature →", "zh": "Token ↓ / 特征 →"},
+    "show.no_stored_expected": {
+        "en": "(no expected result is stored for these arguments; it is for: {examples})",
+        "zh": "（这些参数没有存下应有的结果；存了的有：{examples}）"},
+    "show.lang": {"en": "--lang takes one of: {choices}", "zh": "--lang 只能是其中之一：{choices}"},
+    "show.usage_tool": {
+        "en": "give a preset ({presets}), or [--mine] FUNCTION ARG…, e.g. attnkit-show --mine causal_visible 2 5 "
+              "(run it in the folder that holds exercises/); FUNCTION is one of: {names}",
+        "zh": "请给出一个预设（{presets}），或 [--mine] FUNCTION ARG…，例如 attnkit-show --mine causal_visible 2 5"
+              "（在包含 exercises/ 的文件夹里运行）；FUNCTION 可选：{names}"},
     "show.shape_differs": {
         "en": "{name}: shape differs: expected {want}, got {got}",
         "zh": "{name}：形状不同：应为 {want}，实际是 {got}"},
@@ -235,11 +263,6 @@ MESSAGES = {
     "show.no_such_function": {
         "en": "no function {function} in the exercises; one of: {names}",
         "zh": "练习里没有函数 {function}；可选的有：{names}"},
-    "show.usage_release": {
-        "en": "give FUNCTION ARG…, e.g. attnkit-show causal_visible 2 5 (run it in the folder that holds "
-              "exercises/); FUNCTION is one of: {names}",
-        "zh": "请给出 FUNCTION ARG…，例如 attnkit-show causal_visible 2 5（在包含 exercises/ 的文件夹里运行）；"
-              "FUNCTION 可选：{names}"},
     "show.frame_needed": {
         "en": "give a preset, or --tq/--tk (positive sizes) or --tokens",
         "zh": "请给出一个预设，或者 --tq/--tk（正整数）或 --tokens"},

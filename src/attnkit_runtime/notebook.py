@@ -20,6 +20,7 @@ from . import harness, stored
 from .harness import Ending
 from .judge import Verdict, portable_case, teaching_message
 from .i18n import pick
+from .messages import say
 from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
                        their_frames)
 
@@ -157,7 +158,7 @@ class StepChecks:
         if self.outcome == "passed":
             concepts = pick(self.step["hidden_concepts"])
             if not hidden_run and concepts:
-                lines.append(text("hidden_also", concepts="; ".join(concepts)))
+                lines.append(text("hidden_also", concepts=say("ladder.concept_separator").join(concepts)))
             print("\n".join(lines))
             return
         own = [t for t, mine in self.not_written.items() if mine] or ([] if blockers else list(self.not_written))
@@ -168,7 +169,7 @@ class StepChecks:
         shown, rest = self._shown_and_rest()
         lines += ["\n" + text("failed_check", visibility=text(v), text=t) for v, _, t, _ in shown]
         if rest:
-            concepts = "; ".join(dict.fromkeys(c for _, c, _, _ in rest))
+            concepts = say("ladder.concept_separator").join(dict.fromkeys(c for _, c, _, _ in rest))
             lines.append("\n" + text("more", count=len(rest), concepts=concepts))
         raise StepFailed("\n".join([*lines, "", text("points", points=self.step["points"])]))
 

@@ -67,7 +67,7 @@ def exception_text(err, frames):
 
 def blocked_by(steps):
     """The line naming the earlier steps (dicts) that fail their own checks, in place of this step's failures."""
-    names = ", ".join(text("step_name", number=s["number"], module=s["module"]) for s in steps)
+    names = say("list.separator").join(text("step_name", number=s["number"], module=s["module"]) for s in steps)
     return text("earlier", steps=names, first=steps[0]["number"])
 
 

@@ -12,6 +12,15 @@ import numpy as np
 from .messages import say
 
 MARK = "*"  # after a cell that differs from the expected grid
+QUERY_BY_KEY = ("visible", "M", "mask", "P", "kq", "kq_soft_max", "scaled", "scores")  # rows queries, columns keys
+TOKEN_BY_FEATURE = ("O", "kqv", "Q", "K", "V", "out", "merged", "heads")  # rows tokens (queries), columns features
+
+
+def corner(name):
+    """What the rows and columns of a result's part `name` are, as a grid's corner label says it."""
+    if name in QUERY_BY_KEY:
+        return say("show.corner_query_key")
+    return say("show.corner_token_feature" if name in TOKEN_BY_FEATURE else "show.corner_row_column")
 
 
 def display_width(text):

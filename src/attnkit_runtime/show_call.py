@@ -6,13 +6,14 @@ Arguments: `2`, a vector `1,1,0`, a table `T,F;T,T` or `0,-inf;1,2` (rows split 
 """
 import inspect
 import traceback
+from dataclasses import dataclass
 
 import numpy as np
 
 from .judge import named_outputs
 from .loader import TimeLimitExceeded, time_limit
 from .messages import say
-from .show import grid
+from .show import MARK, beside, corner, grid
 
 TABLE_ARGUMENTS = ("visible", "visibles")  # parameters that take a boolean table: 0/1 become False/True
 BOOLS = {"t": True, "true": True, "f": False, "false": False}
@@ -113,5 +114,41 @@ def run_learner(fn, function, texts, returns, path):
 
 def yours(call, parts, note=""):
     """The learner's result alone as text: the call, each part as a grid, then `note` if any."""
-    return "\n\n".join([call, *(grid(value, title=say("show.yours", name=name)) for name, value in parts.items()),
-                         *([note] if note else [])])
+    return "\n\n".join([call, *(grid(value, title=say("show.yours", name=name), corner=corner(name))
+                                for name, value in parts.items()), *([note] if note else [])])
+
+
+@dataclass(frozen=True)
+class Shown:
+    text: str
+    differs: int  # cells that differ from the expected result (0 when it matches or cannot be compared)
+
+
+def _differs(expected, got):
+    """Bool cells where `got` differs from `expected`, or None when their shapes do not match."""
+    if expected.shape != got.shape:
+        return None
+    if expected.dtype == bool or got.dtype == bool:
+        return expected != got
+    with np.errstate(invalid="ignore"):
+        return ~np.isclose(got.astype(np.float64), expected.astype(np.float64), atol=1e-6, equal_nan=True)
+
+
+def _compared(name, got, expected):
+    """(text, number of differences) of one part of the learner's result beside the expected one."""
+    differs = _differs(expected, got)
+    text = beside(grid(got, title=say("show.yours", name=name), differs=differs, corner=corner(name)),
+                  grid(expected, title=say("show.expected", name=name), corner=corner(name)))
+    if differs is None:
+        return f"{text}\n\n" + say("show.shape_differs", name=name, want=expected.shape, got=got.shape), got.size or 1
+    notes = [say("show.cells_differ", name=name, count=int(differs.sum()), size=differs.size, mark=MARK)
+             if differs.any() else say("show.matches", name=name)]
+    if got.dtype != expected.dtype:
+        notes.append(say("show.dtype_differs", name=name, want=expected.dtype, got=got.dtype))
+    return f"{text}\n\n" + "\n".join(notes), int(differs.sum()) + (got.dtype != expected.dtype)
+
+
+def compared(call, got, expected):
+    """The Shown of the learner's result `got` ({part: array}) beside `expected` ({part: array}), part by part."""
+    parts = [_compared(name, got[name], np.asarray(want)) for name, want in expected.items()]
+    return Shown("\n\n".join([call] + [text for text, _ in parts]), sum(n for _, n in parts))

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import harness
 from .i18n import pick
-from .judge import build_arg, evaluate_safely, picked
+from .judge import build_arg, departure, evaluate_safely, nearest, picked
 
 
 def value(spec, store=None):
@@ -64,20 +64,24 @@ class StoredMistakes(harness.Diagnosis):
         self._texts = {m["code"]: m["text"] for found in mistakes.values() for m in found}
 
     def of_results(self, case, calls, results):
+        """The nearest matching mistake (`judge.nearest`), as the catalogue's diagnosis names it."""
+        matches = []
         for found in self._mistakes.get(case.name, ()):
-            if "outputs" in found and len(found["outputs"]) == len(results) and self._matches(
-                    case, calls, results, found["outputs"]):
-                return found["code"]
-        return None
+            if "outputs" in found and len(found["outputs"]) == len(results):
+                whole = self._whole(case, calls, results, found["outputs"])
+                if whole is not None:
+                    matches.append((found["code"], departure(whole, results)))
+        return nearest(matches)
 
-    def _matches(self, case, calls, results, stored_outputs):
+    def _whole(self, case, calls, results, stored_outputs):
+        """The stored outputs' whole parts when the learner's results match them (and their samples), else None."""
         for result, out in zip(results, stored_outputs):
             for part, spec in out.items():
                 if "sample" in spec and not _agrees(picked(result, part)[0], spec["sample"], case.tolerance):
-                    return False
+                    return None
         whole = [{part: value(spec, self._store) for part, spec in out.items() if "sample" not in spec}
                  for out in stored_outputs]
-        return evaluate_safely(case, calls, results, whole, None).passed
+        return whole if evaluate_safely(case, calls, results, whole, None).passed else None
 
     def of_error(self, case, error_type, error):
         return next((m["code"] for m in self._mistakes.get(case.name, ()) if "error" in m

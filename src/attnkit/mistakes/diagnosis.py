@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnkit_runtime.judge import call_named, compare, evaluate
+from attnkit_runtime.judge import call_named, compare, departure, evaluate, nearest
 
 from ..reference import reference_function
 from .catalogue import catalogue
@@ -150,16 +150,15 @@ def diagnose(case, calls, results):
 
     `calls` are the case's calls (`case.build_calls()`); `results` one {part name: value} per call,
     as `judge.evaluate` takes them. Only mistakes that change the reference's outputs on these
-    calls are considered, every part of every call must match, and the first match in catalogue
-    order wins.
+    calls are considered, every part of every call must match, and of several matches the nearest
+    (`judge.nearest`: a saturated softmax makes kq and kq / sqrt(T_k) alike), the first in catalogue
+    order among equals, wins.
     """
     if len(results) != len(calls):
         return None
     with np.errstate(all="ignore"):
-        for explanation in _table(case, calls).explains:
-            if _matches(case, explanation, results):
-                return explanation.code
-    return None
+        return nearest([(explanation.code, departure(explanation.outputs, results))
+                        for explanation in _table(case, calls).explains if _matches(case, explanation, results)])
 
 
 def diagnose_exception(case, exc_type, message):

@@ -132,6 +132,12 @@ def _additive_mask_dtype_ignored(visible, dtype=np.float64):
     return ref("step3_masks", "additive_mask")(visible)
 
 
+@slip("step3_masks", "additive_mask")
+def _additive_mask_large_negative(visible, dtype=np.float64):
+    """-1e9 where hidden instead of -inf."""
+    return np.where(np.asarray(visible), 0.0, -1e9).astype(dtype)
+
+
 def _swapped(function, reference_function):
     """`function` answering what `reference_function` answers (the two torch polarities)."""
     @slip("step3_masks", function)
@@ -173,6 +179,13 @@ def _softmax_shifted_by(shift, guarded=False):
             return np.divide(E, total, out=np.zeros_like(E), where=total > 0)
         return E / total
     return softmax
+
+
+@slip("step4_softmax", "softmax")
+def _softmax_large_negative(S):
+    """-inf replaced by -1e9 before a stable softmax: a row with no visible key is uniform."""
+    S = _floats(S)
+    return ref("step4_softmax", "softmax")(np.where(np.isneginf(S), S.dtype.type(-1e9), S))
 
 
 # step 5 — values ------------------------------------------------------------------------------
@@ -224,6 +237,26 @@ def _mask_without_dtype(Q, K, V, visible=None):
 def _weights_on_keys(Q, K, V, visible=None):
     """O = P K."""
     return ref("step6_head", "attention")(Q, K, K, visible)
+
+
+@slip("step6_head", "attention")
+def _outputs_swapped(Q, K, V, visible=None):
+    """return P, O."""
+    return ref("step6_head", "attention")(Q, K, V, visible)[::-1]
+
+
+@slip("step6_head", "attention")
+def _visible_ignored(Q, K, V, visible=None):
+    """the causal table whatever `visible` says."""
+    return ref("step6_head", "attention")(Q, K, V)
+
+
+@slip("step6_head", "attention")
+def _scaled_by_key_count(Q, K, V, visible=None):
+    """S = kq / sqrt(T_k), the number of keys, not D_h."""
+    Q, K = _floats(Q), _floats(K)
+    ratio = math.sqrt(Q.shape[-1] / K.shape[-2])  # (Q ratio) Kᵀ / sqrt(D_h) = kq / sqrt(T_k)
+    return ref("step6_head", "attention")(Q * Q.dtype.type(ratio), K, V, visible)
 
 
 @slip("step6_head", "attention_head")
@@ -351,6 +384,8 @@ SLIPS = {
     "scores_transposed": (_scores(lambda Q, K: K @ np.swapaxes(Q, -1, -2)),),
     "batch_transpose": (_scores(lambda Q, K: Q @ K.T),),
     "scale_missing": (_scale(lambda d_h: 1),),
+    "scale_rounded": (_scale(lambda d_h: int(math.sqrt(d_h)) ** 2),),
+    "scale_by_keys": (_scaled_by_key_count,),
     "scale_by_d": (_scale(lambda d_h: d_h * d_h),),
     "scale_by_model_dim": (_scaled_by_model_width,),
     "kq_scaled": (_kq_scaled,),
@@ -364,6 +399,8 @@ SLIPS = {
     "mask_tables_stacked": (_combined_as_one_array(np.stack), _combined_as_one_array(np.array)),
     "mask_dtype_missing": (_additive_mask_dtype_ignored, _mask_without_dtype),
     "mask_zero_fill": (_additive_mask_zero_one, _head(lambda S, table: _softmax_of(np.where(table, S, 0)))),
+    "mask_large_negative": (_additive_mask_large_negative, _softmax_large_negative,
+                            _head(lambda S, table: _softmax_of(np.where(table, S, S.dtype.type(-1e9))))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
     "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
     "torch_sdpa_polarity": (_swapped("to_torch_sdpa_mask", "to_torch_mha_mask"),),
@@ -374,6 +411,8 @@ SLIPS = {
     "weights_transposed": (_weights_transposed,),
     "weights_on_keys": (_weights_on_keys,),
     "batch_dot": (_weights_dot,),
+    "outputs_swapped": (_outputs_swapped,),
+    "visible_ignored": (_visible_ignored,),
     "qkv_order_swapped": (_qkv_order((1, 0, 2)), _qkv_order((2, 1, 0))),
     "heads_split_without_transpose": (_heads_by_reshape,),
     "heads_merged_wrong_order": (_merged_by_reshape,),

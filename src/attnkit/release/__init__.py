@@ -25,6 +25,8 @@ import attnkit_runtime
 from attnkit_runtime.started import prints
 from ..cases import cases_for, hidden_concepts
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
+from ..show_frames import stored_presets
+from ..show_mine import stored_examples
 from .texts import GITIGNORE, PYPROJECT, README, test_file
 
 RUNTIME = "attnkit_runtime"
@@ -50,6 +52,7 @@ def course_data(cases, stub_files):
                   for s in manifest.steps()],
         "hidden_concepts": {s.module: hidden_concepts(s.module) for s in manifest.steps()},
         "cases": cases,
+        "show": {"presets": stored_presets(), "examples": stored_examples()},
     }
 
 

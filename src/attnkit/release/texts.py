@@ -63,7 +63,7 @@ requires-python = ">=3.10"
 dependencies = ["numpy>=1.24", "pytest>=7.4"]
 
 [project.scripts]
-attnkit-show = "{runtime}.exercise:show_main"
+attnkit-show = "{runtime}.show_tool:main"
 
 [tool.setuptools.packages.find]
 where = ["runtime"]

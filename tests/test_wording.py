@@ -1,0 +1,55 @@
+"""Wording a Chinese-first learner reads (issue 18): one step is "第 3 步", not "1 步"; Chinese is wrapped only where
+a line may end; Chinese lists are separated by 、 and ；; the phrasings the newcomer found written, not translated."""
+import pytest
+
+from attnkit import manifest
+from attnkit.cases import case
+from attnkit_runtime import ladder, text_wrap
+from attnkit_runtime.judge import warning_verdict
+from attnkit_runtime.notebook_feedback import blocked_by
+
+STEPS = manifest.steps("core")
+
+
+@pytest.mark.parametrize("lang, one, many", [
+    ("en", "All 4 public tests of step 3 pass.", f"All {4 * len(STEPS)} public tests of {len(STEPS)} steps pass."),
+    ("zh", "第 3 步的全部 4 个公开测试都通过了。", f"{len(STEPS)} 个步骤的全部 {4 * len(STEPS)} 个公开测试都通过了。"),
+])
+def test_the_last_line_counts_one_step_as_that_step(monkeypatch, lang, one, many):
+    monkeypatch.setenv("ATTNKIT_LANG", lang)
+    assert one in ladder.render({"step3_masks": ladder.StepTally(passed=4)}, STEPS, {})
+    assert many in ladder.render({s.module: ladder.StepTally(passed=4) for s in STEPS}, STEPS, {})
+
+
+SENTENCE = "第 6 步：方阵 [3, 3] 的因果表里，每个 Query 只读它自己和它之前的 Key 一 次；填充表 [1, T_k] 作用于每一行。"
+
+
+@pytest.mark.parametrize("width", [14, 20, 30, 44])
+def test_chinese_is_wrapped_only_where_a_line_may_end(width):
+    lines = text_wrap.wrap(SENTENCE, width)
+    assert "".join(lines).replace(" ", "") == SENTENCE.replace(" ", "")
+    for phrase in ("第 6 步：", "[3, 3]", "[1, T_k]", "一 次"):
+        assert any(phrase in line for line in lines), (phrase, lines)
+    for line in lines:
+        assert text_wrap.columns(line) <= width or line in text_wrap.pieces(SENTENCE), (width, lines)
+
+
+def test_english_is_wrapped_as_textwrap_wraps_it():
+    text = "step 6: attention masks with the visible table it is given, not the causal one"
+    assert text_wrap.wrap(text, 30, "  ") == __import__("textwrap").wrap(text, 30, initial_indent="  ")
+
+
+def test_a_chinese_list_of_steps_is_separated_by_the_chinese_comma(monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    line = blocked_by([{"number": 2, "module": "step2_scores"}, {"number": 3, "module": "step3_masks"}])
+    assert "第 2 步（step2_scores）、第 3 步（step3_masks）" in line, line
+
+
+def test_the_warning_message_reads_as_written_in_chinese(monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    text = warning_verdict("softmax", ["RuntimeWarning: invalid value"]).message
+    assert "之后又被掩盖了；正确的写法应让每个中间值" in text, text
+
+
+def test_the_stability_hint_says_for_every_row():
+    assert case("softmax_large_scores_stable").hint["zh"].endswith("对每一行都有 softmax(S) = softmax(S - max(S))。")
