@@ -25,7 +25,7 @@ DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
 class Case:
     """One test. `calls` holds the raw argument specs; `build_calls()` makes the arrays."""
 
-    name: str  # unique across the catalogue, e.g. "softmax_lesson002_three_scores"
+    name: str  # unique across the catalogue, e.g. "softmax_three_scores"
     step: manifest.Step
     function: str
     visibility: str  # "public" or "hidden"
