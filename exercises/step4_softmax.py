@@ -6,7 +6,7 @@ Scores [0, 1, 2] give [0.0900, 0.2447, 0.6652]; with the third key masked, [0.26
 """
 import numpy as np
 
-from shape_checks import float_array
+from shape_checks import float_array, say
 
 
 def softmax(S):
@@ -20,6 +20,6 @@ def softmax(S):
     """
     S = float_array("S", S, min_ndim=1, shape_text="[..., T_q, T_k]")
     if np.isnan(S).any() or np.isposinf(S).any():
-        raise ValueError(f"S {S.shape} holds NaN or +inf; scores must be finite, or -inf where masked")
+        raise ValueError(say("scores_not_finite", shape=S.shape))
     # YOUR CODE HERE
     raise NotImplementedError('Step 4 (step4_softmax.softmax) is not written yet: replace this raise with your code. Read lessons/en/step4_softmax.md. 第 4 步（step4_softmax.softmax）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step4_softmax.md。')

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shape_checks import batch_axes, float_array, same_size, size
+from shape_checks import batch_axes, float_array, same_size, say, size
 from step1_projection import project
 from step6_head import attention
 from step7_layer import check_layer_weights, head_count, merge_heads, split_heads, split_qkv
@@ -60,12 +60,10 @@ def chunk_visible(positions, n_key):
     """
     positions = np.asarray(positions)
     if positions.ndim != 1 or not np.issubdtype(positions.dtype, np.integer):
-        raise TypeError(f"positions must be whole numbers [T_new], got dtype {positions.dtype} with shape "
-                        f"{positions.shape}")
+        raise TypeError(say("positions_type", dtype=positions.dtype, shape=positions.shape))
     n_key = size("n_key", n_key)
     if positions.size and (positions.min() < 0 or positions.max() >= n_key):
-        raise ValueError(f"positions must lie in 0 … n_key - 1 = {n_key - 1} (a token's own key is in the "
-                         f"cache), got {positions.min()} … {positions.max()}")
+        raise ValueError(say("positions_range", last=n_key - 1, low=positions.min(), high=positions.max()))
     # YOUR CODE HERE
     raise NotImplementedError('Step 8 (step8_kv_cache.chunk_visible) is not written yet: replace this raise with your code. Read lessons/en/step8_kv_cache.md. 第 8 步（step8_kv_cache.chunk_visible）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step8_kv_cache.md。')
 
@@ -85,7 +83,7 @@ def decode_step(Z_new, K_past, V_past, c_attn_weight, c_attn_bias, c_proj_weight
     for name, cache in (("K_past", K_past), ("V_past", V_past)):
         cache = np.asarray(cache)
         if cache.ndim != 3 or cache.shape[0] != n_head or cache.shape[2] != Z_new.shape[-1] // n_head:
-            raise ValueError(f"{name} must have shape {need}, got {cache.shape}")
+            raise ValueError(say("cache_shape", name=name, need=need, shape=cache.shape))
     same_size("decode_step", "K_past (T_past)", np.shape(K_past)[1], "V_past (T_past)", np.shape(V_past)[1],
               np.shape(K_past), np.shape(V_past))
     # YOUR CODE HERE
@@ -100,10 +98,9 @@ def decode_in_chunks(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, 
     n_head = head_count(n_head, Z.shape[-1])
     sizes = np.asarray(chunks)
     if sizes.ndim != 1 or sizes.size == 0 or not np.all(sizes == np.round(sizes)) or np.any(sizes < 1):
-        raise ValueError(f"chunks must be a list of whole sizes >= 1, got {chunks!r}")
+        raise ValueError(say("chunks_sizes", chunks=repr(chunks)))
     if int(sizes.sum()) != Z.shape[0]:
-        raise ValueError(f"chunks must add up to Z's T = {Z.shape[0]} rows, got {sizes.tolist()} "
-                         f"(sum {int(sizes.sum())})")
+        raise ValueError(say("chunks_total", rows=Z.shape[0], sizes=sizes.tolist(), total=int(sizes.sum())))
     K = V = np.zeros((n_head, 0, Z.shape[1] // n_head), dtype=Z.dtype)  # the empty cache
     rows, start = [], 0
     for n in sizes.astype(int):

@@ -8,7 +8,7 @@ i0 + ne0·(i1 + ne1·(i2 + ne2·i3)). NumPy (C order) lists them slowest-first, 
 """
 import numpy as np
 
-from shape_checks import ggml_buffer, ggml_ne, size
+from shape_checks import ggml_buffer, ggml_ne, ggml_sizes, say, size
 
 
 def from_ggml(buffer, ne):
@@ -33,7 +33,7 @@ def to_ggml(array):
     """
     array = np.asarray(array)
     if array.ndim < 1:
-        raise ValueError(f"array must have at least 1 axis to have a GGML shape, got shape {array.shape}")
+        raise ValueError(say("ggml_axes", shape=array.shape))
     # YOUR CODE HERE
     raise NotImplementedError('Step 9 (step9_ggml_layout.to_ggml) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md. 第 9 步（step9_ggml_layout.to_ggml）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step9_ggml_layout.md。')
 
@@ -63,7 +63,6 @@ def read_kq_dump(buffer, ne, n_keys):
     buffer = ggml_buffer("buffer", buffer, ne)
     n_keys = size("n_keys", n_keys)
     if not ne[1] <= n_keys <= ne[0]:
-        raise ValueError(f"n_keys (T_k, the key slots in use) must be between T_q = ne[1] = {ne[1]} and "
-                         f"n_kv = ne[0] = {ne[0]} for ne {{{', '.join(map(str, ne))}}}, got {n_keys}")
+        raise ValueError(say("kq_keys", t_q=ne[1], n_kv=ne[0], sizes=ggml_sizes(ne), n_keys=n_keys))
     # YOUR CODE HERE
     raise NotImplementedError('Step 9 (step9_ggml_layout.read_kq_dump) is not written yet: replace this raise with your code. Read lessons/en/step9_ggml_layout.md. 第 9 步（step9_ggml_layout.read_kq_dump）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step9_ggml_layout.md。')

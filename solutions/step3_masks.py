@@ -12,7 +12,7 @@ The additive mask M (lessons/en/step3_masks.md#additive-mask) is 0 where visible
 """
 import numpy as np
 
-from shape_checks import bool_table, padding_vector, size
+from shape_checks import bool_table, padding_vector, say, size
 
 
 def causal_visible(n_query, n_key=None):
@@ -26,7 +26,7 @@ def causal_visible(n_query, n_key=None):
     n_query = size("n_query", n_query)
     n_key = n_query if n_key is None else size("n_key", n_key)
     if n_key < n_query:
-        raise ValueError(f"n_key ({n_key}) must be >= n_query ({n_query}): each new query needs its own key")
+        raise ValueError(say("n_key_below_n_query", n_key=n_key, n_query=n_query))
     ### BEGIN SOLUTION
     past = n_key - n_query
     i = np.arange(n_query)[:, None]  # [n_query, 1]  query i sits at absolute position past + i
@@ -58,13 +58,13 @@ def combine_visible(*visibles):
     Read: lessons/en/step3_masks.md#combine.
     """
     if not visibles:
-        raise TypeError("combine_visible(*visibles) needs at least one visibility table, got none")
+        raise TypeError(say("no_table"))
     tables = [bool_table(f"visibles[{k}]", v) for k, v in enumerate(visibles)]
     try:
         np.broadcast_shapes(*(t.shape for t in tables))
     except ValueError:
-        raise ValueError("combine_visible(*visibles): the tables' shapes do not broadcast together: got "
-                         + ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))) from None
+        shapes = ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))
+        raise ValueError(say("tables_broadcast", shapes=shapes)) from None
     ### BEGIN SOLUTION
     combined = tables[0]
     for table in tables[1:]:

@@ -6,7 +6,7 @@ Scores [0, 1, 2] give [0.0900, 0.2447, 0.6652]; with the third key masked, [0.26
 """
 import numpy as np
 
-from shape_checks import float_array
+from shape_checks import float_array, say
 
 
 def softmax(S):
@@ -20,7 +20,7 @@ def softmax(S):
     """
     S = float_array("S", S, min_ndim=1, shape_text="[..., T_q, T_k]")
     if np.isnan(S).any() or np.isposinf(S).any():
-        raise ValueError(f"S {S.shape} holds NaN or +inf; scores must be finite, or -inf where masked")
+        raise ValueError(say("scores_not_finite", shape=S.shape))
     ### BEGIN SOLUTION
     row_max = S.max(axis=-1, keepdims=True)  # [..., T_q, 1]
     row_max = np.where(np.isfinite(row_max), row_max, 0)  # a row of only -inf has nothing to subtract

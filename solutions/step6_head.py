@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shape_checks import batch_axes, bool_table, float_array, same_size, table_shape
+from shape_checks import batch_axes, bool_table, float_array, same_size, say, table_shape
 from step1_projection import project_qkv
 from step2_scores import raw_scores, scale_scores
 from step3_masks import additive_mask, causal_visible
@@ -48,8 +48,7 @@ def attention(Q, K, V, visible=None):
     batch_axes("K", K, "V", V)
     T_q, T_k, D_h = Q.shape[-2], K.shape[-2], Q.shape[-1]
     if visible is None and T_q > T_k:
-        raise ValueError(f"attention(Q, K, V) with visible=None (causal) needs T_q <= T_k: Q has shape {Q.shape} "
-                         f"and K has shape {K.shape}; each query needs its own key (its position) in K")
+        raise ValueError(say("causal_needs_keys", q_shape=Q.shape, k_shape=K.shape))
     visible = causal_visible(T_q, T_k) if visible is None else bool_table("visible", visible, min_ndim=2)
     table_shape("visible", visible, "the scores Q Kᵀ", Q.shape[:-2] + (T_q, T_k))
     ### BEGIN SOLUTION

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shape_checks import float_array, same_size
+from shape_checks import float_array, same_size, say
 from step1_projection import project
 from step2_scores import raw_scores
 from step6_head import attention
@@ -35,10 +35,9 @@ class LayerTrace:
 def head_count(n_head, width):
     """Return `n_head` as an int after checking that it splits `width` (D) into whole heads."""
     if isinstance(n_head, (bool, np.bool_)) or not isinstance(n_head, numbers.Integral):
-        raise TypeError(f"n_head must be a whole number of heads, got {type(n_head).__name__} {n_head!r}")
+        raise TypeError(say("head_count_type", got=type(n_head).__name__, value=repr(n_head)))
     if n_head <= 0 or width % n_head:
-        raise ValueError(f"n_head must be > 0 and divide the model width D = {width} into heads of equal "
-                         f"width D_h (GPT-2 Small: 12 heads of 64), got n_head = {n_head}")
+        raise ValueError(say("head_count_split", width=width, n_head=n_head))
     return int(n_head)
 
 
@@ -51,8 +50,8 @@ def check_layer_weights(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bia
     for (name, (shape, text)), value in zip(shapes.items(), (c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias)):
         arr = float_array(name, value, ndim=len(shape), shape_text=text)
         if arr.shape != shape:
-            raise ValueError(f"{name} must have shape {text} = {shape} for Z of shape {Z.shape} (D = {D}), "
-                             f"got {arr.shape}")
+            raise ValueError(say("layer_weight_shape", name=name, text=text, want=shape, z_shape=Z.shape, width=D,
+                                 shape=arr.shape))
 
 
 def split_qkv(X, c_attn_weight, c_attn_bias):
