@@ -80,9 +80,13 @@ def _reference_call(target, args):
 
 
 def _learner_texts(raw):
-    """{field: (where, text)} of the texts of a raw case that a learner reads: its concept, its hint if any."""
-    return {key: (f"case {raw.get('name')!r}: {key}", raw.get(key)) for key in ("concept", "hint")
-            if key == "concept" or key in raw}
+    """{field: (where, text)} of the texts of a raw case that a learner reads: its concept, its hint if any,
+    the explanation of a property it checks (`expect: {explain: …}`) if any."""
+    texts = {key: (f"case {raw.get('name')!r}: {key}", raw.get(key)) for key in ("concept", "hint")
+             if key == "concept" or key in raw}
+    if "explain" in (raw.get("expect") or {}):
+        texts["explain"] = (f"case {raw.get('name')!r}: expect.explain", raw["expect"]["explain"])
+    return texts
 
 
 def _parse_case(step, raw, defaults, side):
