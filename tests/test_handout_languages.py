@@ -44,3 +44,86 @@ def test_every_input_check_of_the_stubs_is_worded_in_both_languages():
 def test_a_steps_own_check_speaks_the_learners_language(monkeypatch, lang, text):
     monkeypatch.setenv("ATTNKIT_LANG", lang)
     assert _provided_checks().say("n_key_below_n_query", n_key=2, n_query=3).startswith(text)
+
+
+def _docstrings(tree):
+    """(line, docstring) of the module and of each class and function of a parsed file."""
+    nodes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    return [(getattr(n, "lineno", 1), ast.get_docstring(n)) for n in nodes if ast.get_docstring(n)]
+
+
+def test_every_docstring_of_the_stubs_is_english_then_chinese():
+    """English first, then the same in Chinese after a blank line (docs/RELEASE.md, "Languages")."""
+    one_language = [f"exercises/{name}:{line}" for name, tree in _stub_trees().items()
+                    for line, text in _docstrings(tree)
+                    if not CHINESE.search(text) or CHINESE.search(text.split("\n\n")[0])]
+    assert not one_language, f"docstrings not in English then Chinese: {one_language}"
+
+
+def test_the_release_readme_exists_in_both_languages_and_lang_picks_readme_md():
+    from attnkit.release.texts import readme_files
+
+    both, chinese = readme_files("attnkit_runtime"), readme_files("attnkit_runtime", "zh")
+    assert set(both) == {"README.md", "README.zh.md"} and set(chinese) == {"README.md", "README.en.md"}
+    assert "。" not in both["README.md"] and both["README.zh.md"].count("。") > 10
+    assert chinese["README.md"] == both["README.zh.md"].replace("README.md", "README.en.md").replace(
+        "语言跟随你的 locale（`LANG=zh_CN.UTF-8` 就是中文）", "这份材料默认用中文，与 locale 无关")
+    assert "pytest exercises --lang zh" in chinese["README.md"] and "{" not in chinese["README.md"].replace("{runtime}", "")
+
+
+def _notebook_texts():
+    """Every two-language text table of the notebook's Markdown (nbgrader_course/texts.py)."""
+    from attnkit.nbgrader_course import texts
+
+    return {"LESSONS": texts.LESSONS, "RUN_FIRST": texts.RUN_FIRST, "PROGRESS": texts.PROGRESS, "STEP": texts.STEP,
+            "READ_AND_WORTH": texts.READ_AND_WORTH, **{f"INTRO[{track}]": text for track, text in texts.INTRO.items()}}
+
+
+def test_every_notebook_text_exists_in_english_and_chinese():
+    lacking = [f"{name} lacks {i18n.missing(text)}" for name, text in _notebook_texts().items() if i18n.missing(text)]
+    untranslated = [name for name, text in _notebook_texts().items()
+                    if not i18n.missing(text) and (text["en"] == text["zh"] or not CHINESE.search(text["zh"]))]
+    assert not lacking and not untranslated, lacking + untranslated
+
+
+def _markdown_cells(notebook):
+    return [cell["source"] for cell in notebook["cells"] if cell["cell_type"] == "markdown"]
+
+
+def test_a_notebook_is_made_in_both_languages_or_in_the_one_asked_for():
+    import json
+    from pathlib import Path
+
+    from attnkit.nbgrader_course import course_files
+    from attnkit.nbgrader_course.notebook import source_notebook
+
+    both_cells = _markdown_cells(source_notebook("0" * 64))
+    assert both_cells and all(CHINESE.search(cell) and "。" in cell and re.search(r"\b(the|Run)\b", cell)
+                              for cell in both_cells), both_cells
+    chinese = course_files(lang="zh")
+    zh_cells = _markdown_cells(json.loads(chinese[Path("source/attention/attention.ipynb")]))
+    assert zh_cells and all(CHINESE.search(cell) for cell in zh_cells)
+    assert not [cell for cell in zh_cells if "How to work" in cell or "## Step" in cell or "Read: " in cell]
+    assert chinese[Path("source/attention/attnkit_runtime/data/language")] == "zh\n"
+
+
+def test_a_chinese_handout_speaks_chinese_whatever_the_locale(tmp_path):
+    """The runtime of a hand-out made with --lang zh picks Chinese under an English locale; ATTNKIT_LANG wins."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from attnkit.release import runtime_sources
+
+    package = tmp_path / "attnkit_runtime"
+    (package / "data").mkdir(parents=True)
+    for path in runtime_sources():
+        shutil.copy(path, package / path.name)
+    asked = [sys.executable, "-c", "from attnkit_runtime import i18n; print(i18n.language())"]
+    env = {k: v for k, v in os.environ.items() if k != "ATTNKIT_LANG"} | {"LANG": "en_US.UTF-8", "LC_ALL": ""}
+    run = lambda **extra: subprocess.run(asked, cwd=tmp_path, env=env | extra, capture_output=True, text=True).stdout.strip()  # noqa: E731
+    assert run() == "en"
+    Path(package, "data", "language").write_text("zh\n", encoding="utf-8")
+    assert run() == "zh" and run(ATTNKIT_LANG="en") == "en"
