@@ -4,6 +4,12 @@ Each check raises a ValueError or TypeError that names the argument, the shape i
 shape it needs, so that a wrong call fails at the door instead of deep inside a matmul. The
 messages are in English and Chinese (_MESSAGES), in the learner's language: the kit's choice
 (ATTNKIT_LANG, else the locale) where the kit or its release runtime is installed, else ATTNKIT_LANG.
+
+所有步骤共用的输入检查（提供的代码：不要修改这个文件）。
+
+每项检查抛出的 ValueError 或 TypeError 都会说出参数名、它实际的形状和需要的形状，让错误的调用在入口就失败，
+而不是在某个矩阵乘法深处才出错。消息有英文和中文（_MESSAGES），用学习者的语言：装有本套工具或其发布版运行时
+的地方，按它的选择（ATTNKIT_LANG，否则 locale），否则按 ATTNKIT_LANG。
 """
 import importlib
 import numbers
@@ -108,7 +114,10 @@ _MESSAGES = {
 
 
 def _language():
-    """The learner's language: the kit's choice (attnkit, or the release's attnkit_runtime), else ATTNKIT_LANG."""
+    """The learner's language: the kit's choice (attnkit, or the release's attnkit_runtime), else ATTNKIT_LANG.
+
+    学习者的语言：本套工具的选择（attnkit，或发布版的 attnkit_runtime），否则 ATTNKIT_LANG。
+    """
     for package in ("attnkit_runtime", "attnkit"):
         try:
             return importlib.import_module(f"{package}.i18n").language()
@@ -119,12 +128,19 @@ def _language():
 
 def say(key, **fields):
     """The message `key` of _MESSAGES in the learner's language, its {fields} filled in: every input
-    check of the steps raises its ValueError or TypeError with one (`raise ValueError(say("no_table"))`)."""
+    check of the steps raises its ValueError or TypeError with one (`raise ValueError(say("no_table"))`).
+
+    _MESSAGES 里编号为 `key` 的消息，用学习者的语言，填好 {fields}：各步骤的每项输入检查都用它给出
+    ValueError 或 TypeError 的消息（`raise ValueError(say("no_table"))`）。
+    """
     return _MESSAGES[key][_language()].format(**fields)
 
 
 def ggml_sizes(sizes):
-    """GGML's way of writing sizes: {64, 2, 12}."""
+    """GGML's way of writing sizes: {64, 2, 12}.
+
+    GGML 写大小的方式：{64, 2, 12}。
+    """
     return "{" + ", ".join(map(str, sizes)) + "}"
 
 
@@ -133,6 +149,11 @@ def float_array(name, x, min_ndim=1, ndim=None, shape_text=None):
 
     Raises TypeError for non-numeric input, ValueError for the wrong number of axes.
     `shape_text` is the shape the caller needs, in the lesson's notation (e.g. "[..., T_q, D_h]").
+
+    把 `x` 转成浮点 ndarray 返回（float32 和 float64 保持不变，整数变成 float64）。
+
+    非数值输入抛出 TypeError，轴数不对抛出 ValueError。`shape_text` 是调用者需要的形状，用课程的记号写
+    （例如 "[..., T_q, D_h]"）。
     """
     if isinstance(x, np.ndarray):
         arr = x
@@ -154,7 +175,10 @@ def float_array(name, x, min_ndim=1, ndim=None, shape_text=None):
 
 
 def bool_table(name, x, min_ndim=1):
-    """Return `x` as a boolean ndarray; a table of 0/1 numbers is refused (polarity must be explicit)."""
+    """Return `x` as a boolean ndarray; a table of 0/1 numbers is refused (polarity must be explicit).
+
+    把 `x` 作为布尔 ndarray 返回；0/1 数值表不接受（极性必须写明）。
+    """
     arr = np.asarray(x)
     if arr.dtype != bool:
         raise TypeError(say("not_bool_table", name=name, dtype=arr.dtype, shape=arr.shape))
@@ -164,7 +188,10 @@ def bool_table(name, x, min_ndim=1):
 
 
 def padding_vector(name, x):
-    """Return a Hugging Face style attention mask ([..., T_k] of 1 = real token, 0 = padding) as bool."""
+    """Return a Hugging Face style attention mask ([..., T_k] of 1 = real token, 0 = padding) as bool.
+
+    把 Hugging Face 风格的 attention mask（[..., T_k]，1 = 真实 token，0 = padding）转成布尔值返回。
+    """
     arr = np.asarray(x)
     if arr.dtype != bool and not np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.floating):
         raise TypeError(say("padding_dtype", name=name, dtype=arr.dtype))
@@ -176,7 +203,10 @@ def padding_vector(name, x):
 
 
 def projection_weights(caller, Z, W_name, W, b_name, b):
-    """Return (W, b) as float arrays, checked: W [D, D_h] with Z's D rows, b [D_h] with W's D_h."""
+    """Return (W, b) as float arrays, checked: W [D, D_h] with Z's D rows, b [D_h] with W's D_h.
+
+    检查后以浮点数组返回 (W, b)：W [D, D_h] 的行数等于 Z 的 D，b [D_h] 等于 W 的 D_h。
+    """
     W = float_array(W_name, W, ndim=2, shape_text="[D, D_h]")
     b = float_array(b_name, b, ndim=1, shape_text="[D_h]")
     same_size(caller, "Z (last axis, D)", Z.shape[-1], f"{W_name} (first axis, D)", W.shape[0], Z.shape, W.shape)
@@ -185,7 +215,10 @@ def projection_weights(caller, Z, W_name, W, b_name, b):
 
 
 def size(name, n):
-    """Return `n` as a non-negative int (a length of a sequence)."""
+    """Return `n` as a non-negative int (a length of a sequence).
+
+    把 `n` 作为非负整数返回（一个序列的长度）。
+    """
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
         raise TypeError(say("size_type", name=name, got=type(n).__name__, value=repr(n)))
     if n < 0:
@@ -194,7 +227,10 @@ def size(name, n):
 
 
 def head_width(name, d_h):
-    """Return `d_h` (the head width D_h) as a positive number."""
+    """Return `d_h` (the head width D_h) as a positive number.
+
+    把 `d_h`（Head 宽度 D_h）作为正数返回。
+    """
     if isinstance(d_h, (bool, np.bool_)) or not isinstance(d_h, numbers.Real):
         raise TypeError(say("width_type", name=name, got=type(d_h).__name__, value=repr(d_h)))
     if not d_h > 0:
@@ -203,14 +239,20 @@ def head_width(name, d_h):
 
 
 def same_size(what, name_a, a_size, name_b, b_size, shape_a, shape_b):
-    """Raise ValueError unless two axes that must agree (e.g. Q's and K's D_h) do."""
+    """Raise ValueError unless two axes that must agree (e.g. Q's and K's D_h) do.
+
+    两个必须一致的轴（例如 Q 和 K 的 D_h）不一致时抛出 ValueError。
+    """
     if a_size != b_size:
         raise ValueError(say("same_size", what=what, name_a=name_a, shape_a=shape_a, name_b=name_b, shape_b=shape_b,
                              size_a=a_size, size_b=b_size))
 
 
 def batch_axes(name_a, a, name_b, b):
-    """Raise ValueError unless the leading batch axes of a and b broadcast together."""
+    """Raise ValueError unless the leading batch axes of a and b broadcast together.
+
+    a 和 b 前面的批量轴无法一起广播时抛出 ValueError。
+    """
     try:
         np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
@@ -218,7 +260,10 @@ def batch_axes(name_a, a, name_b, b):
 
 
 def table_shape(name, table, scores_name, scores_shape):
-    """Raise ValueError unless a [T_q, T_k] table broadcasts onto scores of shape [..., T_q, T_k]."""
+    """Raise ValueError unless a [T_q, T_k] table broadcasts onto scores of shape [..., T_q, T_k].
+
+    [T_q, T_k] 的表无法广播到形状为 [..., T_q, T_k] 的分数上时抛出 ValueError。
+    """
     if table.shape[-2:] != tuple(scores_shape[-2:]) or len(table.shape) > len(scores_shape):
         raise ValueError(say("table_shape", name=name, want=tuple(scores_shape[-2:]), scores=scores_name,
                              scores_shape=tuple(scores_shape), shape=table.shape))
@@ -234,6 +279,11 @@ def ggml_ne(name, ne, count=None, last_one=False, layout=None):
 
     `count` is the number of sizes needed (GGML dumps print 4), `last_one` requires ne[-1] == 1,
     `layout` names the sizes in GGML order for the message, e.g. "{n_kv, T_q, n_head, 1}".
+
+    把 GGML 形状 `ne`（大小从最快的维度写起）作为由 >= 1 的整数组成的元组返回。
+
+    `count` 是需要的大小个数（GGML 转储打印 4 个），`last_one` 要求 ne[-1] == 1，`layout` 按 GGML 顺序给出
+    消息里各个大小的名字，例如 "{n_kv, T_q, n_head, 1}"。
     """
     want = f" {layout}" if layout else ""
     arr = np.asarray(ne)
@@ -250,7 +300,10 @@ def ggml_ne(name, ne, count=None, last_one=False, layout=None):
 
 
 def ggml_buffer(name, buffer, ne):
-    """Return `buffer` as a flat float array holding exactly ne0·ne1·… numbers."""
+    """Return `buffer` as a flat float array holding exactly ne0·ne1·… numbers.
+
+    把 `buffer` 作为恰好含 ne0·ne1·… 个数的扁平浮点数组返回。
+    """
     buffer = float_array(name, buffer, ndim=1, shape_text="[ne0·ne1·…] (flat)")
     need = int(np.prod(ne))
     if buffer.size != need:
