@@ -34,11 +34,11 @@ _MESSAGES = {
     "table_axes": {"en": "{name} must have at least {ndim} axes, got shape {shape}",
                    "zh": "{name} 至少要有 {ndim} 个轴，实际形状是 {shape}"},
     "padding_dtype": {"en": "{name} must hold 1 (real token) and 0 (padding), got dtype {dtype}",
-                      "zh": "{name} 只能含 1（真实 token）和 0（padding），实际 dtype 是 {dtype}"},
+                      "zh": "{name} 只能含 1（真实 Token）和 0（padding），实际 dtype 是 {dtype}"},
     "padding_vector": {"en": "{name} must be a vector [T_k] of 1/0, got shape {shape}",
                        "zh": "{name} 必须是由 1/0 组成的向量 [T_k]，实际形状是 {shape}"},
     "padding_values": {"en": "{name} must hold only 1 (real token) and 0 (padding), got values {values} in shape {shape}",
-                       "zh": "{name} 只能含 1（真实 token）和 0（padding），实际的值有 {values}，形状 {shape}"},
+                       "zh": "{name} 只能含 1（真实 Token）和 0（padding），实际的值有 {values}，形状 {shape}"},
     "size_type": {"en": "{name} must be a whole number of positions, got {got} {value}",
                   "zh": "{name} 必须是表示位置个数的整数，实际是 {got} {value}"},
     "size_negative": {"en": "{name} must be >= 0, got {value}", "zh": "{name} 必须 >= 0，实际是 {value}"},
@@ -96,7 +96,7 @@ _MESSAGES = {
                        "zh": "positions 必须是整数 [T_new]，实际 dtype 是 {dtype}，形状是 {shape}"},
     "positions_range": {"en": "positions must lie in 0 … n_key - 1 = {last} (a token's own key is in the cache), "
                               "got {low} … {high}",
-                        "zh": "positions 必须在 0 … n_key - 1 = {last} 之间（token 自己的 key 也在缓存里），"
+                        "zh": "positions 必须在 0 … n_key - 1 = {last} 之间（Token 自己的 key 也在缓存里），"
                               "实际是 {low} … {high}"},
     "cache_shape": {"en": "{name} must have shape {need}, got {shape}",
                     "zh": "{name} 的形状必须是 {need}，实际是 {shape}"},
@@ -190,7 +190,7 @@ def bool_table(name, x, min_ndim=1):
 def padding_vector(name, x):
     """Return a Hugging Face style attention mask ([..., T_k] of 1 = real token, 0 = padding) as bool.
 
-    把 Hugging Face 风格的 attention mask（[..., T_k]，1 = 真实 token，0 = padding）转成布尔值返回。
+    把 Hugging Face 风格的 attention mask（[..., T_k]，1 = 真实 Token，0 = padding）转成布尔值返回。
     """
     arr = np.asarray(x)
     if arr.dtype != bool and not np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.floating):

@@ -6,11 +6,11 @@ a step computes Q, K, V of the new tokens only, appends their K and V to the cac
 reads itself), and lets new token i, at absolute position T_past + i, read keys 0 … T_past + i.
 The rows it returns are the rows the full causal pass (step 7) gives for those positions.
 
-第 8 步 —— 带 KV Cache 的解码：新 token 关注缓存里的过去和它们自己。
+第 8 步 —— 带 KV Cache 的解码：新 Token 关注缓存里的过去和它们自己。
 
-lessons/zh/step8_kv_cache.md#cache。生成时每次输入几个 token。缓存按 Head 保存之前每个 token 的 K 和 V
-（[n_head, T_past, D_h]）；一步只计算新 token 的 Q、K、V，**先**把它们的 K 和 V 追加到缓存里（token 要读它
-自己），再让位于绝对位置 T_past + i 的第 i 个新 token 读 Key 0 … T_past + i。它返回的行，就是完整因果计算
+lessons/zh/step8_kv_cache.md#cache。生成时每次输入几个 Token。缓存按 Head 保存之前每个 Token 的 K 和 V
+（[n_head, T_past, D_h]）；一步只计算新 Token 的 Q、K、V，**先**把它们的 K 和 V 追加到缓存里（Token 要读它
+自己），再让位于绝对位置 T_past + i 的第 i 个新 Token 读 Key 0 … T_past + i。它返回的行，就是完整因果计算
 （第 7 步）在这些位置给出的行。
 """
 from dataclasses import dataclass
@@ -41,7 +41,7 @@ def append_kv(K_past, V_past, K_new, V_new):
     Shapes: K_past, V_past [..., T_past, D_h]; K_new, V_new [..., T_new, D_h] -> K, V
     [..., T_past + T_new, D_h]. Inputs are not modified. Read: lessons/en/step8_kv_cache.md#cache.
 
-    返回 (K, V)：把新 token 的 Key 和 Value 接在过去的后面得到的缓存。
+    返回 (K, V)：把新 Token 的 Key 和 Value 接在过去的后面得到的缓存。
 
     形状：K_past、V_past [..., T_past, D_h]；K_new、V_new [..., T_new, D_h] -> K、V [..., T_past + T_new, D_h]。
     不修改输入。阅读：lessons/zh/step8_kv_cache.md#cache。
@@ -62,7 +62,7 @@ def chunk_positions(n_past, n_new):
     They are n_past, n_past + 1, …: the same numbers pick the rows of GPT-2's position embedding
     (wpe) before the layer. Read: lessons/en/step8_kv_cache.md#positions.
 
-    返回接在 n_past 个已缓存 token 之后的 n_new 个 token 的绝对位置：int64 [n_new]。
+    返回接在 n_past 个已缓存 Token 之后的 n_new 个 Token 的绝对位置：int64 [n_new]。
 
     它们是 n_past、n_past + 1、……：同样的数也用来在这一层之前选出 GPT-2 位置嵌入（wpe）的行。
     阅读：lessons/zh/step8_kv_cache.md#positions。
@@ -78,7 +78,7 @@ def chunk_visible(positions, n_key):
     Shapes: positions int [T_new]; n_key an int -> bool [T_new, n_key], True where key j <= the
     query's position. Read: lessons/en/step8_kv_cache.md#chunk-mask.
 
-    返回位于绝对位置 `positions` 的新 token 对 n_key 个已缓存 Key 的可见性表。
+    返回位于绝对位置 `positions` 的新 Token 对 n_key 个已缓存 Key 的可见性表。
 
     形状：positions int [T_new]；n_key 是整数 -> bool [T_new, n_key]，Key j <= 这个 Query 的位置时为 True。
     阅读：lessons/zh/step8_kv_cache.md#chunk-mask。
@@ -101,7 +101,7 @@ def decode_step(Z_new, K_past, V_past, c_attn_weight, c_attn_bias, c_proj_weight
     merge_heads, append_kv, chunk_positions, chunk_visible and step 6's attention.
     Read: lessons/en/step8_kv_cache.md#decode-step.
 
-    用缓存在新 token 上运行这一层：返回 DecodeStep（out，以及运行之后的缓存 K、V）。
+    用缓存在新 Token 上运行这一层：返回 DecodeStep（out，以及运行之后的缓存 K、V）。
 
     形状：Z_new [T_new, D]；K_past、V_past [n_head, T_past, D_h]；权重与第 7 步相同 -> out [T_new, D]；K、V
     [n_head, T_past + T_new, D_h]。用第 7 步的 split_qkv、split_heads 和 merge_heads，append_kv、chunk_positions、
@@ -127,7 +127,7 @@ def decode_in_chunks(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, 
     [T] is the full causal pass; [3, 2] is the frame of lessons/en/ref_kv_cache.md#frame-past3-new2.
 
     提供的函数：从空缓存开始，按给定的大小把 Z [T, D] 分块送进 decode_step，返回堆叠起来的输出行：
-    [T, D]。chunks = [1] * T 是逐个 token；[T] 是完整的因果计算；[3, 2] 是 lessons/zh/ref_kv_cache.md#frame-past3-new2
+    [T, D]。chunks = [1] * T 是逐个 Token；[T] 是完整的因果计算；[3, 2] 是 lessons/zh/ref_kv_cache.md#frame-past3-new2
     里的场景。
     """
     Z = float_array("Z", Z, ndim=2, shape_text="[T, D]")

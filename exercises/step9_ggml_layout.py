@@ -65,7 +65,7 @@ def read_qkv_dump(buffer, ne):
     返回 `Qcur`/`Kcur`/`Vcur` 转储对应的按 Head 分开的数组 [n_head, T, D_h]。
 
     形状：ne = {D_h, n_head, T, 1}（GGML 顺序；`Qcur-0 {64, 12, 2, 1}`），buffer [D_h·n_head·T] -> [n_head, T, D_h]：
-    第 h 个 Head 的第 t 行是 token t 在这个 Head 里的 D_h 个特征。阅读：lessons/zh/step9_ggml_layout.md#qkv。
+    第 h 个 Head 的第 t 行是 Token t 在这个 Head 里的 D_h 个特征。阅读：lessons/zh/step9_ggml_layout.md#qkv。
     """
     ne = ggml_ne("ne", ne, count=4, last_one=True, layout="{D_h, n_head, T, 1}")
     buffer = ggml_buffer("buffer", buffer, ne)

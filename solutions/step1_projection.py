@@ -12,7 +12,7 @@ lessons/zh/step1_projection.md#q-k-v：
 
     Q_h = Z_l W_Q^(h) + b_Q^(h)        K_h = Z_l W_K^(h) + b_K^(h)        V_h = Z_l W_V^(h) + b_V^(h)
 
-Z 的每一行是一个 token 位置；每一行都用同一组 W 和 b。
+Z 的每一行是一个 Token 位置；每一行都用同一组 W 和 b。
 """
 from shape_checks import float_array, projection_weights, same_size
 
@@ -27,7 +27,7 @@ def project(Z, W, b):
     返回 Z W + b，即这个 Head 的三个投影之一。
 
     形状：Z [T, D]（允许前面有批量轴：[..., T, D]），W [D, D_h]，b [D_h] -> [T, D_h]。GPT-2 Small：D = 768，
-    D_h = 64。Z 放在左边相乘（行是 token），再把偏置加到每一行上。阅读：lessons/zh/step1_projection.md#orientation-and-bias。
+    D_h = 64。Z 放在左边相乘（行是 Token），再把偏置加到每一行上。阅读：lessons/zh/step1_projection.md#orientation-and-bias。
     """
     Z = float_array("Z", Z, min_ndim=2, shape_text="[T, D]")
     W, b = projection_weights("project(Z, W, b)", Z, "W", W, "b", b)

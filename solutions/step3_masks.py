@@ -59,9 +59,9 @@ def padding_visible(attention_mask, n_query):
     0 = padding. Every query row gets the same row of the table ([..., n_query, T_k]). Padding hides
     keys, not queries. Read: lessons/en/ref_padding.md#pad-hides-keys.
 
-    返回 bool [n_query, T_k]：Key j 是真实 token 的那一列为 True。
+    返回 bool [n_query, T_k]：Key j 是真实 Token 的那一列为 True。
 
-    attention_mask 是 Hugging Face 风格的向量 [T_k]（批量时为 [..., T_k]）：1 = 真实 token，0 = padding。每个
+    attention_mask 是 Hugging Face 风格的向量 [T_k]（批量时为 [..., T_k]）：1 = 真实 Token，0 = padding。每个
     Query 行都得到表里同样的一行（[..., n_query, T_k]）。padding 遮住的是 Key，不是 Query。
     阅读：lessons/zh/ref_padding.md#pad-hides-keys。
     """
@@ -83,7 +83,7 @@ def combine_visible(*visibles):
     返回只在所有给定的表都为 True 的地方才为 True 的表。
 
     每张表都是 bool [..., T_q, T_k]（它们可以一起广播）。因果和 padding 两种限制同时生效：只有时间顺序允许、
-    而且是真实 token 的 Key 才可以读。阅读：lessons/zh/step3_masks.md#combine。
+    而且是真实 Token 的 Key 才可以读。阅读：lessons/zh/step3_masks.md#combine。
     """
     if not visibles:
         raise TypeError(say("no_table"))
@@ -160,7 +160,7 @@ def to_torch_key_padding_mask(attention_mask):
 
     返回 torch.nn.MultiheadAttention(key_padding_mask=...) 用的 bool [T_k]。
 
-    attention_mask 是 Hugging Face 风格：1 = 真实 token，0 = padding。对 key_padding_mask，True 表示
+    attention_mask 是 Hugging Face 风格：1 = 真实 Token，0 = padding。对 key_padding_mask，True 表示
     “**忽略**这个 Key（padding）”。阅读：lessons/zh/ref_padding.md#hf-polarity。
     """
     real = padding_vector("attention_mask", attention_mask)

@@ -127,3 +127,26 @@ def test_a_chinese_handout_speaks_chinese_whatever_the_locale(tmp_path):
     assert run() == "en"
     Path(package, "data", "language").write_text("zh\n", encoding="utf-8")
     assert run() == "zh" and run(ATTNKIT_LANG="en") == "en"
+
+
+CJK_TOUCHES_LATIN = re.compile(r"[\u4e00-\u9fff][A-Za-z0-9]|[A-Za-z0-9][\u4e00-\u9fff]")
+
+
+def test_chinese_text_keeps_a_space_between_chinese_and_latin_words():
+    """`GPT-2 Small 的 Attention 层`, not `GPT-2 Small 的Attention 层`: the lessons, the cases' and the
+    catalogue's texts, the messages, the stubs and the hand-outs' prose."""
+    import importlib
+
+    from attnkit.cases import HIDDEN_CASES_DIR
+    from attnkit.paths import DATA_DIR, LESSONS_DIR, SOLUTIONS_DIR
+
+    modules = ("attnkit_runtime.messages", "attnkit.mistakes.catalogue", "attnkit.nbgrader_course.texts",
+               "attnkit.release.texts")
+    files = [*LESSONS_DIR.glob("zh/*.md"), *(DATA_DIR / "cases").glob("*.yaml"), *HIDDEN_CASES_DIR.glob("*.yaml"),
+             DATA_DIR / "manifest.yaml", *SOLUTIONS_DIR.glob("*.py"),
+             *(importlib.import_module(name).__file__ for name in modules)]
+    touching = [f"{path}:{number}: {line.strip()[:80]}" for path in map(str, files)
+                for number, line in enumerate(open(path, encoding="utf-8"), start=1)
+                if CJK_TOUCHES_LATIN.search(line.replace("`", " ").replace("\\n", " "))]
+    assert not touching, "\n".join(touching)
+

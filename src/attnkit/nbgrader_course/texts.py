@@ -15,8 +15,8 @@ LESSONS = {"en": ("The lessons are in the folder `lessons/` beside this notebook
            "there."),
            "zh": ("课程在这个 notebook 旁边的 `lessons/` 文件夹里，有英文（`lessons/en/`）和中文（`lessons/zh/`）：每一步一篇，另有几篇参考：各个 API 的掩码极性、padding、KV Cache 的偏移、整行都被遮住的情况，以及 llama.cpp 里 GPT-2 的 Block 0 / Head 0。下面每一步都链接到它的课程；[lessons/README.md](lessons/README.md) 是目录。文件夹 `attnkit_runtime/` 也要留在这个 notebook 旁边：测试单元格的检查代码和数据都在里面。")}
 
-TEST_COMMENT = ("The checks are loaded by the provided cells at the top, from the folder attnkit_runtime/ beside this "
-                "notebook. / 检查代码由最上面提供的单元格从这个 notebook 旁边的 attnkit_runtime/ 文件夹加载。")
+TEST_COMMENT = ("The provided cells at the top load the checks from attnkit_runtime/ beside this notebook. "
+                "/ 顶部提供的单元格从旁边的 attnkit_runtime/ 加载检查代码。")
 
 RUN_FIRST = {"en": "the checks are not loaded: run the provided cells at the top first (the second one loads "
                    "the checks), then this cell again",

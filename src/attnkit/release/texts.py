@@ -149,8 +149,8 @@ def test_file(step, runtime):
         """Public tests of step {step.number}: {step.titles}
 
         Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)
-        Each test runs the public cases of one function, stored in {runtime}/data/course.json (large arrays
-        in data/snapshot.npz). A failing case shows the inputs of each call, what was expected and what came.
+        Each test runs the public cases of one function, stored in runtime/{runtime}/data/course.json (large
+        arrays in data/snapshot.npz beside it). A failing case shows the inputs of each call, what was expected and what came.
         """
         from {runtime}.exercise import case_test
 
