@@ -71,7 +71,7 @@ _MESSAGES = {
                     "zh": "{name} 有 {size} 个数，但 ne {sizes} 需要 {product} = {need} 个"},
     # --- the checks written in the steps' own files (step3_masks.py …), through `say` ---
     "n_key_below_n_query": {"en": "n_key ({n_key}) must be >= n_query ({n_query}): each new query needs its own key",
-                            "zh": "n_key（{n_key}）必须 >= n_query（{n_query}）：每个新的 query 都需要自己的 key"},
+                            "zh": "n_key（{n_key}）必须 >= n_query（{n_query}）：每个新的 Query 都需要自己的 Key"},
     "no_table": {"en": "combine_visible(*visibles) needs at least one visibility table, got none",
                  "zh": "combine_visible(*visibles) 至少需要一张可见性表，实际一张也没有"},
     "tables_broadcast": {"en": "combine_visible(*visibles): the tables' shapes do not broadcast together: got {shapes}",
@@ -81,7 +81,7 @@ _MESSAGES = {
     "causal_needs_keys": {"en": "attention(Q, K, V) with visible=None (causal) needs T_q <= T_k: Q has shape "
                                 "{q_shape} and K has shape {k_shape}; each query needs its own key (its position) in K",
                           "zh": "attention(Q, K, V) 在 visible=None（因果）时需要 T_q <= T_k：Q 的形状是 {q_shape}，"
-                                "K 的形状是 {k_shape}；每个 query 在 K 里都需要自己的 key（它自己的位置）"},
+                                "K 的形状是 {k_shape}；每个 Query 在 K 里都需要自己的 Key（它自己的位置）"},
     "head_count_type": {"en": "n_head must be a whole number of heads, got {got} {value}",
                         "zh": "n_head 必须是表示 Head 个数的整数，实际是 {got} {value}"},
     "head_count_split": {"en": "n_head must be > 0 and divide the model width D = {width} into heads of equal "
@@ -96,7 +96,7 @@ _MESSAGES = {
                        "zh": "positions 必须是整数 [T_new]，实际 dtype 是 {dtype}，形状是 {shape}"},
     "positions_range": {"en": "positions must lie in 0 … n_key - 1 = {last} (a token's own key is in the cache), "
                               "got {low} … {high}",
-                        "zh": "positions 必须在 0 … n_key - 1 = {last} 之间（Token 自己的 key 也在缓存里），"
+                        "zh": "positions 必须在 0 … n_key - 1 = {last} 之间（Token 自己的 Key 也在缓存里），"
                               "实际是 {low} … {high}"},
     "cache_shape": {"en": "{name} must have shape {need}, got {shape}",
                     "zh": "{name} 的形状必须是 {need}，实际是 {shape}"},
@@ -108,7 +108,7 @@ _MESSAGES = {
                   "zh": "array 至少要有 1 个轴才有 GGML shape，实际形状是 {shape}"},
     "kq_keys": {"en": "n_keys (T_k, the key slots in use) must be between T_q = ne[1] = {t_q} and n_kv = ne[0] = "
                       "{n_kv} for ne {sizes}, got {n_keys}",
-                "zh": "对 ne {sizes}，n_keys（T_k，正在使用的 key 槽位数）必须在 T_q = ne[1] = {t_q} 和 "
+                "zh": "对 ne {sizes}，n_keys（T_k，正在使用的 Key 槽位数）必须在 T_q = ne[1] = {t_q} 和 "
                       "n_kv = ne[0] = {n_kv} 之间，实际是 {n_keys}"},
 }
 

@@ -7,9 +7,10 @@ from attnkit_runtime.i18n import LANGUAGES
 def register(sub):
     p = sub.add_parser("release", help="write the student hand-out (stubs, public tests, runtime), or check one",
                        description="Write OUT: exercises/ (stubs and readable public tests), a runtime installable "
-                                   "with `pip install .`, a README. With --check, scan an existing OUT (every file, "
-                                   "archives and compressed files opened, symbolic links refused) for hidden cases "
-                                   "and solution code. See docs/RELEASE.md.")
+                                   "with `pip install .`, READMEs in English and Chinese (--lang: one language). "
+                                   "With --check, scan an existing OUT (every file, archives and compressed files "
+                                   "opened, symbolic links refused) for hidden cases and solution code. See "
+                                   "docs/RELEASE.md.")
     p.add_argument("directory", metavar="OUT", help="the release folder (created if needed)")
     p.add_argument("--check", action="store_true",
                    help="only scan OUT for leaks; exit 1 if any is found, 2 if the kit has no hidden case to look for")
