@@ -29,7 +29,10 @@ from attnkit_runtime.i18n import HANDOUT_LANGUAGE, check_language
 from .texts import GITIGNORE, PYPROJECT, readme_files, test_file
 
 RUNTIME = "attnkit_runtime"
-CONFTEST = f'''"""pytest setup for the public tests: --lang, short tracebacks and the progress ladder (from the runtime)."""
+CONFTEST = f'''"""pytest setup for the public tests: --lang, short tracebacks and the progress ladder (from the runtime).
+
+公开测试的 pytest 设置（来自运行时）：--lang、简短的 traceback 和进度表。
+"""
 from {RUNTIME}.exercise import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
 

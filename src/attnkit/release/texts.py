@@ -151,6 +151,10 @@ def test_file(step, runtime):
         Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)
         Each test runs the public cases of one function, stored in runtime/{runtime}/data/course.json (large
         arrays in data/snapshot.npz beside it). A failing case shows the inputs of each call, what was expected and what came.
+
+        第 {step.number} 步的公开测试。运行：pytest exercises/test_{step.filename}（所有步骤：pytest exercises）。
+        每个测试运行一个函数的公开用例，用例存放在 runtime/{runtime}/data/course.json 里（大数组在它旁边的
+        data/snapshot.npz 里）。失败的用例会列出每次调用的输入、应得的结果和实际的结果。
         """
         from {runtime}.exercise import case_test
 
