@@ -161,3 +161,16 @@ def test_chinese_text_keeps_a_space_between_chinese_and_latin_words():
                 if CJK_TOUCHES_LATIN.search(line.replace("`", " ").replace("\\n", " "))]
     assert not touching, "\n".join(touching)
 
+
+
+def test_attnkit_release_lang_zh_writes_a_chinese_handout_and_leaves_the_kits_language_alone(tmp_path, monkeypatch):
+    import os
+
+    from attnkit import cli
+
+    monkeypatch.delenv("ATTNKIT_LANG", raising=False)
+    out = tmp_path / "handout"
+    assert cli.main(["release", "--lang", "zh", str(out)]) == 0
+    assert (out / "runtime/attnkit_runtime/data/language").read_text(encoding="utf-8") == "zh\n"
+    assert "。" in (out / "README.md").read_text(encoding="utf-8") and (out / "README.en.md").is_file()
+    assert "ATTNKIT_LANG" not in os.environ  # the hand-out's language, not the instructor's messages
