@@ -134,7 +134,9 @@ def test_a_chinese_handout_speaks_chinese_whatever_the_locale(tmp_path):
         shutil.copy(path, package / path.name)
     asked = [sys.executable, "-c", "from attnkit_runtime import i18n; print(i18n.language())"]
     env = {k: v for k, v in os.environ.items() if k != "ATTNKIT_LANG"} | {"LANG": "en_US.UTF-8", "LC_ALL": ""}
-    run = lambda **extra: subprocess.run(asked, cwd=tmp_path, env=env | extra, capture_output=True, text=True).stdout.strip()  # noqa: E731
+
+    def run(**extra):
+        return subprocess.run(asked, cwd=tmp_path, env=env | extra, capture_output=True, text=True).stdout.strip()
     assert run() == "en"
     Path(package, "data", "language").write_text("zh\n", encoding="utf-8")
     assert run() == "zh" and run(ATTNKIT_LANG="en") == "en"

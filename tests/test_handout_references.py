@@ -89,5 +89,6 @@ def test_a_reference_to_the_instructors_kit_or_a_source_lesson_is_caught():
     paragraphs = [("a", "run `attnkit gguf` (docs/GGUF.md)"), ("b", "as in lesson 002"),
                   ("c", "in the instructor's kit, `attnkit gguf` (its docs/GGUF.md)"), ("d", "`attnkit-show kv-cache`")]
     assert _missing(paragraphs, {"lessons/en/step1_projection.md"}, {"causal_visible"}) == [
-        "a: `attnkit gguf` (no attnkit command here)", "a: docs/GGUF.md", "b: 'lesson 002' (the source lessons' numbering)",
+        "a: `attnkit gguf` (no attnkit command here)", "a: docs/GGUF.md",
+        "b: 'lesson 002' (the source lessons' numbering)",
         "d: `attnkit-show kv-cache`"]

@@ -1,6 +1,8 @@
 """The prose of the notebook: the opening cell, each step's heading (its explanation is the manifest's
-`about`, in both languages), the closing cell's heading and the line a test cell shows when the checks
-cell has not run."""
+`about`), the closing cell's heading and the line a test cell shows when the checks cell has not run.
+
+Each text is written in English and in Chinese; a notebook shows both, English first, or the one
+language `made_in(lang)` asks for (`attnkit nbgrader-course --lang`)."""
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -13,7 +15,11 @@ LESSONS = {"en": ("The lessons are in the folder `lessons/` beside this notebook
            "Each step below links its lesson; [lessons/README.md](lessons/README.md) is the index. "
            "Keep the folder `attnkit_runtime/` beside this notebook too: the test cells' checks and their data are "
            "there."),
-           "zh": ("课程在这个 notebook 旁边的 `lessons/` 文件夹里，有英文（`lessons/en/`）和中文（`lessons/zh/`）：每一步一篇，另有几篇参考：各个 API 的掩码极性、padding、KV Cache 的偏移、整行都被遮住的情况，以及 llama.cpp 里 GPT-2 的 Block 0 / Head 0。下面每一步都链接到它的课程；[lessons/README.md](lessons/README.md) 是目录。文件夹 `attnkit_runtime/` 也要留在这个 notebook 旁边：测试单元格的检查代码和数据都在里面。")}
+           "zh": ("课程在这个 notebook 旁边的 `lessons/` 文件夹里，有英文（`lessons/en/`）和中文（`lessons/zh/`）："
+                  "每一步一篇，另有几篇参考：各个 API 的掩码极性、padding、KV Cache 的偏移、整行都被遮住的情况，"
+                  "以及 llama.cpp 里 GPT-2 的 Block 0 / Head 0。下面每一步都链接到它的课程；"
+                  "[lessons/README.md](lessons/README.md) 是目录。文件夹 `attnkit_runtime/` 也要留在这个 notebook "
+                  "旁边：测试单元格的检查代码和数据都在里面。")}
 
 TEST_COMMENT = ("The provided cells at the top load the checks from attnkit_runtime/ beside this notebook. "
                 "/ 顶部提供的单元格从旁边的 attnkit_runtime/ 加载检查代码。")
@@ -53,6 +59,7 @@ def run_first():
 def progress_markdown():
     """The closing cell's heading, in the notebook's languages."""
     return _in_each(PROGRESS)
+
 
 INTRO = {"core": {"en": """# Single-head causal self-attention, in numpy
 

@@ -149,8 +149,9 @@ def test_file(step, runtime):
         """Public tests of step {step.number}: {step.titles}
 
         Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)
-        Each test runs the public cases of one function, stored in runtime/{runtime}/data/course.json (large
-        arrays in data/snapshot.npz beside it). A failing case shows the inputs of each call, what was expected and what came.
+        Each test runs the public cases of one function, stored in runtime/{runtime}/data/course.json
+        (large arrays in data/snapshot.npz beside it). A failing case shows the inputs of each call, what
+        was expected and what came.
 
         第 {step.number} 步的公开测试。运行：pytest exercises/test_{step.filename}（所有步骤：pytest exercises）。
         每个测试运行一个函数的公开用例，用例存放在 runtime/{runtime}/data/course.json 里（大数组在它旁边的
