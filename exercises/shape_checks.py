@@ -4,6 +4,12 @@ Each check raises a ValueError or TypeError that names the argument, the shape i
 shape it needs, so that a wrong call fails at the door instead of deep inside a matmul. The
 messages are in English and Chinese (_MESSAGES), in the learner's language: the kit's choice
 (ATTNKIT_LANG, else the locale) where the kit or its release runtime is installed, else ATTNKIT_LANG.
+
+所有步骤共用的输入检查（提供的代码：不要修改这个文件）。
+
+每项检查抛出的 ValueError 或 TypeError 都会说出参数名、它实际的形状和需要的形状，让错误的调用在入口就失败，
+而不是在某个矩阵乘法深处才出错。消息有英文和中文（_MESSAGES），用学习者的语言：装有本套工具或其发布版运行时
+的地方，按它的选择（ATTNKIT_LANG，否则 locale），否则按 ATTNKIT_LANG。
 """
 import importlib
 import numbers
@@ -28,11 +34,11 @@ _MESSAGES = {
     "table_axes": {"en": "{name} must have at least {ndim} axes, got shape {shape}",
                    "zh": "{name} 至少要有 {ndim} 个轴，实际形状是 {shape}"},
     "padding_dtype": {"en": "{name} must hold 1 (real token) and 0 (padding), got dtype {dtype}",
-                      "zh": "{name} 只能含 1（真实 token）和 0（padding），实际 dtype 是 {dtype}"},
+                      "zh": "{name} 只能含 1（真实 Token）和 0（padding），实际 dtype 是 {dtype}"},
     "padding_vector": {"en": "{name} must be a vector [T_k] of 1/0, got shape {shape}",
                        "zh": "{name} 必须是由 1/0 组成的向量 [T_k]，实际形状是 {shape}"},
     "padding_values": {"en": "{name} must hold only 1 (real token) and 0 (padding), got values {values} in shape {shape}",
-                       "zh": "{name} 只能含 1（真实 token）和 0（padding），实际的值有 {values}，形状 {shape}"},
+                       "zh": "{name} 只能含 1（真实 Token）和 0（padding），实际的值有 {values}，形状 {shape}"},
     "size_type": {"en": "{name} must be a whole number of positions, got {got} {value}",
                   "zh": "{name} 必须是表示位置个数的整数，实际是 {got} {value}"},
     "size_negative": {"en": "{name} must be >= 0, got {value}", "zh": "{name} 必须 >= 0，实际是 {value}"},
@@ -63,11 +69,55 @@ _MESSAGES = {
                     "zh": "{name} 的最后一个必须是 1{want}（一个序列），实际是 {sizes}"},
     "buffer_size": {"en": "{name} has {size} numbers but ne {sizes} needs {product} = {need}",
                     "zh": "{name} 有 {size} 个数，但 ne {sizes} 需要 {product} = {need} 个"},
+    # --- the checks written in the steps' own files (step3_masks.py …), through `say` ---
+    "n_key_below_n_query": {"en": "n_key ({n_key}) must be >= n_query ({n_query}): each new query needs its own key",
+                            "zh": "n_key（{n_key}）必须 >= n_query（{n_query}）：每个新的 Query 都需要自己的 Key"},
+    "no_table": {"en": "combine_visible(*visibles) needs at least one visibility table, got none",
+                 "zh": "combine_visible(*visibles) 至少需要一张可见性表，实际一张也没有"},
+    "tables_broadcast": {"en": "combine_visible(*visibles): the tables' shapes do not broadcast together: got {shapes}",
+                         "zh": "combine_visible(*visibles)：这些表的形状无法一起广播，实际是 {shapes}"},
+    "scores_not_finite": {"en": "S {shape} holds NaN or +inf; scores must be finite, or -inf where masked",
+                          "zh": "S {shape} 里有 NaN 或 +inf；分数必须是有限数，被遮住的位置才是 -inf"},
+    "causal_needs_keys": {"en": "attention(Q, K, V) with visible=None (causal) needs T_q <= T_k: Q has shape "
+                                "{q_shape} and K has shape {k_shape}; each query needs its own key (its position) in K",
+                          "zh": "attention(Q, K, V) 在 visible=None（因果）时需要 T_q <= T_k：Q 的形状是 {q_shape}，"
+                                "K 的形状是 {k_shape}；每个 Query 在 K 里都需要自己的 Key（它自己的位置）"},
+    "head_count_type": {"en": "n_head must be a whole number of heads, got {got} {value}",
+                        "zh": "n_head 必须是表示 Head 个数的整数，实际是 {got} {value}"},
+    "head_count_split": {"en": "n_head must be > 0 and divide the model width D = {width} into heads of equal "
+                               "width D_h (GPT-2 Small: 12 heads of 64), got n_head = {n_head}",
+                         "zh": "n_head 必须 > 0，并且能把模型宽度 D = {width} 分成宽度 D_h 相等的 Head"
+                               "（GPT-2 Small：12 个 Head，每个 64），实际 n_head = {n_head}"},
+    "layer_weight_shape": {"en": "{name} must have shape {text} = {want} for Z of shape {z_shape} (D = {width}), "
+                                 "got {shape}",
+                           "zh": "Z 的形状是 {z_shape}（D = {width}），{name} 的形状必须是 {text} = {want}，"
+                                 "实际是 {shape}"},
+    "positions_type": {"en": "positions must be whole numbers [T_new], got dtype {dtype} with shape {shape}",
+                       "zh": "positions 必须是整数 [T_new]，实际 dtype 是 {dtype}，形状是 {shape}"},
+    "positions_range": {"en": "positions must lie in 0 … n_key - 1 = {last} (a token's own key is in the cache), "
+                              "got {low} … {high}",
+                        "zh": "positions 必须在 0 … n_key - 1 = {last} 之间（Token 自己的 Key 也在缓存里），"
+                              "实际是 {low} … {high}"},
+    "cache_shape": {"en": "{name} must have shape {need}, got {shape}",
+                    "zh": "{name} 的形状必须是 {need}，实际是 {shape}"},
+    "chunks_sizes": {"en": "chunks must be a list of whole sizes >= 1, got {chunks}",
+                     "zh": "chunks 必须是由 >= 1 的整数组成的列表，实际是 {chunks}"},
+    "chunks_total": {"en": "chunks must add up to Z's T = {rows} rows, got {sizes} (sum {total})",
+                     "zh": "chunks 加起来必须等于 Z 的行数 T = {rows}，实际是 {sizes}（和为 {total}）"},
+    "ggml_axes": {"en": "array must have at least 1 axis to have a GGML shape, got shape {shape}",
+                  "zh": "array 至少要有 1 个轴才有 GGML shape，实际形状是 {shape}"},
+    "kq_keys": {"en": "n_keys (T_k, the key slots in use) must be between T_q = ne[1] = {t_q} and n_kv = ne[0] = "
+                      "{n_kv} for ne {sizes}, got {n_keys}",
+                "zh": "对 ne {sizes}，n_keys（T_k，正在使用的 Key 槽位数）必须在 T_q = ne[1] = {t_q} 和 "
+                      "n_kv = ne[0] = {n_kv} 之间，实际是 {n_keys}"},
 }
 
 
 def _language():
-    """The learner's language: the kit's choice (attnkit, or the release's attnkit_runtime), else ATTNKIT_LANG."""
+    """The learner's language: the kit's choice (attnkit, or the release's attnkit_runtime), else ATTNKIT_LANG.
+
+    学习者的语言：本套工具的选择（attnkit，或发布版的 attnkit_runtime），否则 ATTNKIT_LANG。
+    """
     for package in ("attnkit_runtime", "attnkit"):
         try:
             return importlib.import_module(f"{package}.i18n").language()
@@ -76,13 +126,21 @@ def _language():
     return "zh" if os.environ.get("ATTNKIT_LANG") == "zh" else "en"
 
 
-def _say(key, **fields):
-    """The message `key` of _MESSAGES in the learner's language."""
+def say(key, **fields):
+    """The message `key` of _MESSAGES in the learner's language, its {fields} filled in: every input
+    check of the steps raises its ValueError or TypeError with one (`raise ValueError(say("no_table"))`).
+
+    _MESSAGES 里编号为 `key` 的消息，用学习者的语言，填好 {fields}：各步骤的每项输入检查都用它给出
+    ValueError 或 TypeError 的消息（`raise ValueError(say("no_table"))`）。
+    """
     return _MESSAGES[key][_language()].format(**fields)
 
 
-def _sizes(sizes):
-    """GGML's way of writing sizes: {64, 2, 12}."""
+def ggml_sizes(sizes):
+    """GGML's way of writing sizes: {64, 2, 12}.
+
+    GGML 写大小的方式：{64, 2, 12}。
+    """
     return "{" + ", ".join(map(str, sizes)) + "}"
 
 
@@ -91,6 +149,11 @@ def float_array(name, x, min_ndim=1, ndim=None, shape_text=None):
 
     Raises TypeError for non-numeric input, ValueError for the wrong number of axes.
     `shape_text` is the shape the caller needs, in the lesson's notation (e.g. "[..., T_q, D_h]").
+
+    把 `x` 转成浮点 ndarray 返回（float32 和 float64 保持不变，整数变成 float64）。
+
+    非数值输入抛出 TypeError，轴数不对抛出 ValueError。`shape_text` 是调用者需要的形状，用课程的记号写
+    （例如 "[..., T_q, D_h]"）。
     """
     if isinstance(x, np.ndarray):
         arr = x
@@ -98,43 +161,52 @@ def float_array(name, x, min_ndim=1, ndim=None, shape_text=None):
         try:
             arr = np.asarray(x)
         except (TypeError, ValueError) as err:
-            raise TypeError(_say("not_array", name=name, got=type(x).__name__)) from err
+            raise TypeError(say("not_array", name=name, got=type(x).__name__)) from err
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-        raise TypeError(_say("not_real", name=name, dtype=arr.dtype, note=_say("bool_note") if arr.dtype == bool else ""))
+        raise TypeError(say("not_real", name=name, dtype=arr.dtype, note=say("bool_note") if arr.dtype == bool else ""))
     if not np.issubdtype(arr.dtype, np.floating) or arr.dtype not in (np.float32, np.float64):
         arr = arr.astype(np.float64)
     want = shape_text or ("[" + ", ".join(["..."] + ["n"] * min_ndim) + "]")
     if ndim is not None and arr.ndim != ndim:
-        raise ValueError(_say("axes", name=name, ndim=ndim, want=want, shape=arr.shape))
+        raise ValueError(say("axes", name=name, ndim=ndim, want=want, shape=arr.shape))
     if arr.ndim < min_ndim:
-        raise ValueError(_say("min_axes", name=name, ndim=min_ndim, want=want, shape=arr.shape))
+        raise ValueError(say("min_axes", name=name, ndim=min_ndim, want=want, shape=arr.shape))
     return arr
 
 
 def bool_table(name, x, min_ndim=1):
-    """Return `x` as a boolean ndarray; a table of 0/1 numbers is refused (polarity must be explicit)."""
+    """Return `x` as a boolean ndarray; a table of 0/1 numbers is refused (polarity must be explicit).
+
+    把 `x` 作为布尔 ndarray 返回；0/1 数值表不接受（极性必须写明）。
+    """
     arr = np.asarray(x)
     if arr.dtype != bool:
-        raise TypeError(_say("not_bool_table", name=name, dtype=arr.dtype, shape=arr.shape))
+        raise TypeError(say("not_bool_table", name=name, dtype=arr.dtype, shape=arr.shape))
     if arr.ndim < min_ndim:
-        raise ValueError(_say("table_axes", name=name, ndim=min_ndim, shape=arr.shape))
+        raise ValueError(say("table_axes", name=name, ndim=min_ndim, shape=arr.shape))
     return arr
 
 
 def padding_vector(name, x):
-    """Return a Hugging Face style attention mask ([..., T_k] of 1 = real token, 0 = padding) as bool."""
+    """Return a Hugging Face style attention mask ([..., T_k] of 1 = real token, 0 = padding) as bool.
+
+    把 Hugging Face 风格的 attention mask（[..., T_k]，1 = 真实 Token，0 = padding）转成布尔值返回。
+    """
     arr = np.asarray(x)
     if arr.dtype != bool and not np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.floating):
-        raise TypeError(_say("padding_dtype", name=name, dtype=arr.dtype))
+        raise TypeError(say("padding_dtype", name=name, dtype=arr.dtype))
     if arr.ndim < 1:
-        raise ValueError(_say("padding_vector", name=name, shape=arr.shape))
+        raise ValueError(say("padding_vector", name=name, shape=arr.shape))
     if arr.dtype != bool and not np.isin(arr, (0, 1)).all():
-        raise ValueError(_say("padding_values", name=name, values=np.unique(arr)[:6], shape=arr.shape))
+        raise ValueError(say("padding_values", name=name, values=np.unique(arr)[:6], shape=arr.shape))
     return arr.astype(bool)
 
 
 def projection_weights(caller, Z, W_name, W, b_name, b):
-    """Return (W, b) as float arrays, checked: W [D, D_h] with Z's D rows, b [D_h] with W's D_h."""
+    """Return (W, b) as float arrays, checked: W [D, D_h] with Z's D rows, b [D_h] with W's D_h.
+
+    检查后以浮点数组返回 (W, b)：W [D, D_h] 的行数等于 Z 的 D，b [D_h] 等于 W 的 D_h。
+    """
     W = float_array(W_name, W, ndim=2, shape_text="[D, D_h]")
     b = float_array(b_name, b, ndim=1, shape_text="[D_h]")
     same_size(caller, "Z (last axis, D)", Z.shape[-1], f"{W_name} (first axis, D)", W.shape[0], Z.shape, W.shape)
@@ -143,47 +215,62 @@ def projection_weights(caller, Z, W_name, W, b_name, b):
 
 
 def size(name, n):
-    """Return `n` as a non-negative int (a length of a sequence)."""
+    """Return `n` as a non-negative int (a length of a sequence).
+
+    把 `n` 作为非负整数返回（一个序列的长度）。
+    """
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
-        raise TypeError(_say("size_type", name=name, got=type(n).__name__, value=repr(n)))
+        raise TypeError(say("size_type", name=name, got=type(n).__name__, value=repr(n)))
     if n < 0:
-        raise ValueError(_say("size_negative", name=name, value=n))
+        raise ValueError(say("size_negative", name=name, value=n))
     return int(n)
 
 
 def head_width(name, d_h):
-    """Return `d_h` (the head width D_h) as a positive number."""
+    """Return `d_h` (the head width D_h) as a positive number.
+
+    把 `d_h`（Head 宽度 D_h）作为正数返回。
+    """
     if isinstance(d_h, (bool, np.bool_)) or not isinstance(d_h, numbers.Real):
-        raise TypeError(_say("width_type", name=name, got=type(d_h).__name__, value=repr(d_h)))
+        raise TypeError(say("width_type", name=name, got=type(d_h).__name__, value=repr(d_h)))
     if not d_h > 0:
-        raise ValueError(_say("width_positive", name=name, value=d_h))
+        raise ValueError(say("width_positive", name=name, value=d_h))
     return d_h
 
 
 def same_size(what, name_a, a_size, name_b, b_size, shape_a, shape_b):
-    """Raise ValueError unless two axes that must agree (e.g. Q's and K's D_h) do."""
+    """Raise ValueError unless two axes that must agree (e.g. Q's and K's D_h) do.
+
+    两个必须一致的轴（例如 Q 和 K 的 D_h）不一致时抛出 ValueError。
+    """
     if a_size != b_size:
-        raise ValueError(_say("same_size", what=what, name_a=name_a, shape_a=shape_a, name_b=name_b, shape_b=shape_b,
+        raise ValueError(say("same_size", what=what, name_a=name_a, shape_a=shape_a, name_b=name_b, shape_b=shape_b,
                              size_a=a_size, size_b=b_size))
 
 
 def batch_axes(name_a, a, name_b, b):
-    """Raise ValueError unless the leading batch axes of a and b broadcast together."""
+    """Raise ValueError unless the leading batch axes of a and b broadcast together.
+
+    a 和 b 前面的批量轴无法一起广播时抛出 ValueError。
+    """
     try:
         np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
-        raise ValueError(_say("batch_axes", name_a=name_a, shape_a=a.shape, name_b=name_b, shape_b=b.shape)) from None
+        raise ValueError(say("batch_axes", name_a=name_a, shape_a=a.shape, name_b=name_b, shape_b=b.shape)) from None
 
 
 def table_shape(name, table, scores_name, scores_shape):
-    """Raise ValueError unless a [T_q, T_k] table broadcasts onto scores of shape [..., T_q, T_k]."""
+    """Raise ValueError unless a [T_q, T_k] table broadcasts onto scores of shape [..., T_q, T_k].
+
+    [T_q, T_k] 的表无法广播到形状为 [..., T_q, T_k] 的分数上时抛出 ValueError。
+    """
     if table.shape[-2:] != tuple(scores_shape[-2:]) or len(table.shape) > len(scores_shape):
-        raise ValueError(_say("table_shape", name=name, want=tuple(scores_shape[-2:]), scores=scores_name,
+        raise ValueError(say("table_shape", name=name, want=tuple(scores_shape[-2:]), scores=scores_name,
                              scores_shape=tuple(scores_shape), shape=table.shape))
     try:
         np.broadcast_shapes(table.shape, tuple(scores_shape))
     except ValueError:
-        raise ValueError(_say("table_broadcast", name=name, shape=table.shape, scores=scores_name,
+        raise ValueError(say("table_broadcast", name=name, shape=table.shape, scores=scores_name,
                              scores_shape=tuple(scores_shape))) from None
 
 
@@ -192,26 +279,34 @@ def ggml_ne(name, ne, count=None, last_one=False, layout=None):
 
     `count` is the number of sizes needed (GGML dumps print 4), `last_one` requires ne[-1] == 1,
     `layout` names the sizes in GGML order for the message, e.g. "{n_kv, T_q, n_head, 1}".
+
+    把 GGML 形状 `ne`（大小从最快的维度写起）作为由 >= 1 的整数组成的元组返回。
+
+    `count` 是需要的大小个数（GGML 转储打印 4 个），`last_one` 要求 ne[-1] == 1，`layout` 按 GGML 顺序给出
+    消息里各个大小的名字，例如 "{n_kv, T_q, n_head, 1}"。
     """
     want = f" {layout}" if layout else ""
     arr = np.asarray(ne)
     if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != bool):
-        raise TypeError(_say("ne_type", name=name, want=want, value=repr(ne)))
+        raise TypeError(say("ne_type", name=name, want=want, value=repr(ne)))
     sizes = tuple(int(n) for n in arr)
     if min(sizes) < 1:
-        raise ValueError(_say("ne_positive", name=name, sizes=_sizes(sizes)))
+        raise ValueError(say("ne_positive", name=name, sizes=ggml_sizes(sizes)))
     if count is not None and len(sizes) != count:
-        raise ValueError(_say("ne_count", name=name, count=count, want=want, got=len(sizes), sizes=_sizes(sizes)))
+        raise ValueError(say("ne_count", name=name, count=count, want=want, got=len(sizes), sizes=ggml_sizes(sizes)))
     if last_one and sizes[-1] != 1:
-        raise ValueError(_say("ne_last_one", name=name, want=want, sizes=_sizes(sizes)))
+        raise ValueError(say("ne_last_one", name=name, want=want, sizes=ggml_sizes(sizes)))
     return sizes
 
 
 def ggml_buffer(name, buffer, ne):
-    """Return `buffer` as a flat float array holding exactly ne0·ne1·… numbers."""
+    """Return `buffer` as a flat float array holding exactly ne0·ne1·… numbers.
+
+    把 `buffer` 作为恰好含 ne0·ne1·… 个数的扁平浮点数组返回。
+    """
     buffer = float_array(name, buffer, ndim=1, shape_text="[ne0·ne1·…] (flat)")
     need = int(np.prod(ne))
     if buffer.size != need:
-        raise ValueError(_say("buffer_size", name=name, size=buffer.size, sizes=_sizes(ne),
+        raise ValueError(say("buffer_size", name=name, size=buffer.size, sizes=ggml_sizes(ne),
                              product=" · ".join(map(str, ne)), need=need))
     return buffer

@@ -9,10 +9,20 @@ in the KV cache), and may read keys 0 … past + i: the table is aligned bottom-
 it is the lower triangle with its diagonal (the "How are" table).
 
 The additive mask M (lessons/en/step3_masks.md#additive-mask) is 0 where visible and -inf where not.
+
+第 3 步 —— 掩码：可见性表，以及其他库所说的 mask。
+
+lessons/zh/step3_masks.md#visibility-table：mask 是一张“谁可以读谁”的表。行是接收方（Query），列是提供方
+（Key）。在本套练习里，Query i 可以读 Key j 的地方 `visible[i, j]` 为 True。
+
+T_q 个新 Query 中的第 i 个位于绝对位置 past + i，其中 past = T_k - T_q（已经在 KV Cache 里的 Key），它可以读
+Key 0 … past + i：这张表是右下角对齐的。T_q == T_k 时，它就是含对角线的下三角（"How are" 那张表）。
+
+加性掩码 M（lessons/zh/step3_masks.md#additive-mask）在可见处为 0，不可见处为 -inf。
 """
 import numpy as np
 
-from shape_checks import bool_table, padding_vector, size
+from shape_checks import bool_table, padding_vector, say, size
 
 
 def causal_visible(n_query, n_key=None):
@@ -22,11 +32,18 @@ def causal_visible(n_query, n_key=None):
     past = n_key - n_query (n_key defaults to n_query). Example, past = 3, new = 2: row 0 sees keys
     0…3, row 1 sees keys 0…4. Raises ValueError when n_key < n_query or a size is negative.
     Read: lessons/en/step3_masks.md#causal and lessons/en/ref_kv_cache.md#frame-past3-new2.
+
+    返回因果可见性表，bool [n_query, n_key]，右下角对齐。
+
+    当 Key j 位于 Query i 的绝对位置 past + i 或之前时，visible[i, j] 为 True，其中 past = n_key - n_query
+    （n_key 默认等于 n_query）。例：past = 3，new = 2：第 0 行看到 Key 0…3，第 1 行看到 Key 0…4。n_key < n_query
+    或某个大小为负时抛出 ValueError。
+    阅读：lessons/zh/step3_masks.md#causal 和 lessons/zh/ref_kv_cache.md#frame-past3-new2。
     """
     n_query = size("n_query", n_query)
     n_key = n_query if n_key is None else size("n_key", n_key)
     if n_key < n_query:
-        raise ValueError(f"n_key ({n_key}) must be >= n_query ({n_query}): each new query needs its own key")
+        raise ValueError(say("n_key_below_n_query", n_key=n_key, n_query=n_query))
     ### BEGIN SOLUTION
     past = n_key - n_query
     i = np.arange(n_query)[:, None]  # [n_query, 1]  query i sits at absolute position past + i
@@ -41,6 +58,12 @@ def padding_visible(attention_mask, n_query):
     attention_mask is a Hugging Face style vector [T_k] (or [..., T_k] for a batch): 1 = real token,
     0 = padding. Every query row gets the same row of the table ([..., n_query, T_k]). Padding hides
     keys, not queries. Read: lessons/en/ref_padding.md#pad-hides-keys.
+
+    返回 bool [n_query, T_k]：Key j 是真实 Token 的那一列为 True。
+
+    attention_mask 是 Hugging Face 风格的向量 [T_k]（批量时为 [..., T_k]）：1 = 真实 Token，0 = padding。每个
+    Query 行都得到表里同样的一行（[..., n_query, T_k]）。padding 遮住的是 Key，不是 Query。
+    阅读：lessons/zh/ref_padding.md#pad-hides-keys。
     """
     real = padding_vector("attention_mask", attention_mask)
     n_query = size("n_query", n_query)
@@ -56,15 +79,20 @@ def combine_visible(*visibles):
     Each table is bool [..., T_q, T_k] (they broadcast together). Causal and padding limits both
     apply: a key is readable only if time order allows it AND it is a real token.
     Read: lessons/en/step3_masks.md#combine.
+
+    返回只在所有给定的表都为 True 的地方才为 True 的表。
+
+    每张表都是 bool [..., T_q, T_k]（它们可以一起广播）。因果和 padding 两种限制同时生效：只有时间顺序允许、
+    而且是真实 Token 的 Key 才可以读。阅读：lessons/zh/step3_masks.md#combine。
     """
     if not visibles:
-        raise TypeError("combine_visible(*visibles) needs at least one visibility table, got none")
+        raise TypeError(say("no_table"))
     tables = [bool_table(f"visibles[{k}]", v) for k, v in enumerate(visibles)]
     try:
         np.broadcast_shapes(*(t.shape for t in tables))
     except ValueError:
-        raise ValueError("combine_visible(*visibles): the tables' shapes do not broadcast together: got "
-                         + ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))) from None
+        shapes = ", ".join(f"visibles[{k}] {t.shape}" for k, t in enumerate(tables))
+        raise ValueError(say("tables_broadcast", shapes=shapes)) from None
     ### BEGIN SOLUTION
     combined = tables[0]
     for table in tables[1:]:
@@ -78,6 +106,11 @@ def additive_mask(visible, dtype=np.float64):
 
     M is added to the scaled scores, so a hidden key gets weight exp(-inf) = 0 after softmax.
     Pass dtype=np.float32 to keep float32 scores float32. Read: lessons/en/step3_masks.md#additive-mask.
+
+    返回 M，dtype 为 `dtype` 的 float [..., T_q, T_k]：可见处为 0.0，不可见处为 -inf。
+
+    M 加到缩放后的分数上，所以被遮住的 Key 在 softmax 之后权重为 exp(-inf) = 0。传入 dtype=np.float32 可以让
+    float32 分数保持 float32。阅读：lessons/zh/step3_masks.md#additive-mask。
     """
     visible = bool_table("visible", visible)
     ### BEGIN SOLUTION
@@ -90,6 +123,11 @@ def to_torch_sdpa_mask(visible):
 
     For SDPA's boolean attn_mask, True means "takes part (attend)". Shape as `visible`.
     Read: lessons/en/ref_polarity.md#api-table.
+
+    返回 torch.nn.functional.scaled_dot_product_attention(attn_mask=...) 用的布尔掩码。
+
+    对 SDPA 的布尔 attn_mask，True 表示“参与（attend）”。形状与 `visible` 相同。
+    阅读：lessons/zh/ref_polarity.md#api-table。
     """
     visible = bool_table("visible", visible)
     ### BEGIN SOLUTION
@@ -102,6 +140,11 @@ def to_torch_mha_mask(visible):
 
     For nn.MultiheadAttention's boolean attn_mask, True means "**not allowed** to attend".
     Shape as `visible`. Read: lessons/en/ref_polarity.md#api-table.
+
+    返回 torch.nn.MultiheadAttention(attn_mask=...) 用的布尔掩码。
+
+    对 nn.MultiheadAttention 的布尔 attn_mask，True 表示“**不允许** attend”。形状与 `visible` 相同。
+    阅读：lessons/zh/ref_polarity.md#api-table。
     """
     visible = bool_table("visible", visible)
     ### BEGIN SOLUTION
@@ -114,6 +157,11 @@ def to_torch_key_padding_mask(attention_mask):
 
     attention_mask is Hugging Face style: 1 = real token, 0 = padding. For key_padding_mask, True
     means "**ignore** this key (padding)". Read: lessons/en/ref_padding.md#hf-polarity.
+
+    返回 torch.nn.MultiheadAttention(key_padding_mask=...) 用的 bool [T_k]。
+
+    attention_mask 是 Hugging Face 风格：1 = 真实 Token，0 = padding。对 key_padding_mask，True 表示
+    “**忽略**这个 Key（padding）”。阅读：lessons/zh/ref_padding.md#hf-polarity。
     """
     real = padding_vector("attention_mask", attention_mask)
     ### BEGIN SOLUTION

@@ -7,13 +7,22 @@ layer's attention as two Conv1D layers, applied as `x @ W + b`:
     c_proj: W [D, D],  b [D]    ->  the layer's output
 
 and each of Q, K, V is `n_head` heads side by side: columns h*D_h … (h+1)*D_h - 1 are head h.
+
+第 7 步 —— GPT-2 的 Attention 层：用融合的权重一次算出所有 Head，合并后再投影。
+
+lessons/zh/step7_layer.md#fused-weights。GPT-2 把一层的 Attention 存成两个 Conv1D 层，按 `x @ W + b` 使用：
+
+    c_attn: W [D, 3D], b [3D]   ->  [Q | K | V]  （每个 [T, D]，按这个顺序）
+    c_proj: W [D, D],  b [D]    ->  这一层的输出
+
+Q、K、V 各自都是 `n_head` 个 Head 并排放在一起：第 h*D_h … (h+1)*D_h - 1 列是第 h 个 Head。
 """
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from shape_checks import float_array, same_size
+from shape_checks import float_array, same_size, say
 from step1_projection import project
 from step2_scores import raw_scores
 from step6_head import attention
@@ -21,7 +30,10 @@ from step6_head import attention
 
 @dataclass(frozen=True)
 class LayerTrace:
-    """Every intermediate tensor of one attention layer, per head, in llama.cpp's names."""
+    """Every intermediate tensor of one attention layer, per head, in llama.cpp's names.
+
+    一个 Attention 层的每个中间张量，按 Head 分开，用 llama.cpp 的名字。
+    """
 
     Q: np.ndarray  # [n_head, T, D_h]  Qcur, split into heads
     K: np.ndarray  # [n_head, T, D_h]  Kcur
@@ -33,26 +45,32 @@ class LayerTrace:
 
 
 def head_count(n_head, width):
-    """Return `n_head` as an int after checking that it splits `width` (D) into whole heads."""
+    """Return `n_head` as an int after checking that it splits `width` (D) into whole heads.
+
+    检查 `n_head` 能把 `width`（D）分成整数个 Head 后，把它作为整数返回。
+    """
     if isinstance(n_head, (bool, np.bool_)) or not isinstance(n_head, numbers.Integral):
-        raise TypeError(f"n_head must be a whole number of heads, got {type(n_head).__name__} {n_head!r}")
+        raise TypeError(say("head_count_type", got=type(n_head).__name__, value=repr(n_head)))
     if n_head <= 0 or width % n_head:
-        raise ValueError(f"n_head must be > 0 and divide the model width D = {width} into heads of equal "
-                         f"width D_h (GPT-2 Small: 12 heads of 64), got n_head = {n_head}")
+        raise ValueError(say("head_count_split", width=width, n_head=n_head))
     return int(n_head)
 
 
 def check_layer_weights(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias):
     """Raise unless the four weights fit Z [..., T, D]: c_attn_weight [D, 3D], c_attn_bias [3D],
-    c_proj_weight [D, D], c_proj_bias [D]."""
+    c_proj_weight [D, D], c_proj_bias [D].
+
+    四个权重与 Z [..., T, D] 不匹配时抛出异常：c_attn_weight [D, 3D]，c_attn_bias [3D]，
+    c_proj_weight [D, D]，c_proj_bias [D]。
+    """
     D = Z.shape[-1]
     shapes = {"c_attn_weight": ((D, 3 * D), "[D, 3D]"), "c_attn_bias": ((3 * D,), "[3D]"),
               "c_proj_weight": ((D, D), "[D, D]"), "c_proj_bias": ((D,), "[D]")}
     for (name, (shape, text)), value in zip(shapes.items(), (c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias)):
         arr = float_array(name, value, ndim=len(shape), shape_text=text)
         if arr.shape != shape:
-            raise ValueError(f"{name} must have shape {text} = {shape} for Z of shape {Z.shape} (D = {D}), "
-                             f"got {arr.shape}")
+            raise ValueError(say("layer_weight_shape", name=name, text=text, want=shape, z_shape=Z.shape, width=D,
+                                 shape=arr.shape))
 
 
 def split_qkv(X, c_attn_weight, c_attn_bias):
@@ -60,6 +78,11 @@ def split_qkv(X, c_attn_weight, c_attn_bias):
 
     Shapes: X [T, D] (or [..., T, D]); c_attn_weight [D, 3D]; c_attn_bias [3D] -> Q, K, V [..., T, D].
     The fused output holds Q first, then K, then V. Read: lessons/en/step7_layer.md#fused-weights.
+
+    返回 (Q, K, V)，每个 [T, D]：把 X @ c_attn_weight + c_attn_bias 切成相等的三份。
+
+    形状：X [T, D]（或 [..., T, D]）；c_attn_weight [D, 3D]；c_attn_bias [3D] -> Q、K、V [..., T, D]。融合的输出里
+    先是 Q，然后是 K，最后是 V。阅读：lessons/zh/step7_layer.md#fused-weights。
     """
     X = float_array("X", X, min_ndim=2, shape_text="[..., T, D]")
     W = float_array("c_attn_weight", c_attn_weight, ndim=2, shape_text="[D, 3D]")
@@ -78,6 +101,10 @@ def split_heads(X, n_head):
     """Return X cut into n_head heads: [..., T, D] -> [..., n_head, T, D_h] with D_h = D / n_head.
 
     Head h is columns h*D_h … (h+1)*D_h - 1 of X. Read: lessons/en/step7_layer.md#split-heads.
+
+    返回切成 n_head 个 Head 的 X：[..., T, D] -> [..., n_head, T, D_h]，其中 D_h = D / n_head。
+
+    第 h 个 Head 是 X 的第 h*D_h … (h+1)*D_h - 1 列。阅读：lessons/zh/step7_layer.md#split-heads。
     """
     X = float_array("X", X, min_ndim=2, shape_text="[..., T, D]")
     n_head = head_count(n_head, X.shape[-1])
@@ -92,6 +119,10 @@ def merge_heads(O):
     """Return the heads side by side again: [..., n_head, T, D_h] -> [..., T, n_head * D_h].
 
     The inverse of split_heads. Read: lessons/en/step7_layer.md#merge-heads.
+
+    把各个 Head 重新并排放回去返回：[..., n_head, T, D_h] -> [..., T, n_head * D_h]。
+
+    split_heads 的逆操作。阅读：lessons/zh/step7_layer.md#merge-heads。
     """
     O = float_array("O", O, min_ndim=3, shape_text="[..., n_head, T, D_h]")
     ### BEGIN SOLUTION
@@ -108,6 +139,13 @@ def gpt2_attention(Z, c_attn_weight, c_attn_bias, c_proj_weight, c_proj_bias, n_
     visible bool [T, T] or None (causal) -> Q, K, V, kqv [n_head, T, D_h]; kq, kq_soft_max
     [n_head, T, T]; out [T, D]. Use split_qkv, split_heads, step 6's attention (it takes the heads
     as a batch axis), merge_heads and c_proj. Read: lessons/en/step7_layer.md#whole-layer.
+
+    返回在 Z 上运行 GPT-2 Attention 层得到的 LayerTrace：一次算出所有 Head，合并，再投影。
+
+    形状：Z [T, D]；c_attn_weight [D, 3D]；c_attn_bias [3D]；c_proj_weight [D, D]；c_proj_bias [D]；visible
+    bool [T, T] 或 None（因果）-> Q、K、V、kqv [n_head, T, D_h]；kq、kq_soft_max [n_head, T, T]；out [T, D]。
+    用 split_qkv、split_heads、第 6 步的 attention（它把 Head 当作批量轴）、merge_heads 和 c_proj。
+    阅读：lessons/zh/step7_layer.md#whole-layer。
     """
     Z = float_array("Z", Z, ndim=2, shape_text="[T, D]")
     head_count(n_head, Z.shape[-1])

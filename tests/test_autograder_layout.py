@@ -49,7 +49,7 @@ def test_the_built_wheel_contains_no_hidden_case_name(tmp_path):
         names = zf.namelist()
         blob = b"\n".join(zf.read(n) for n in names)
     assert any(n.endswith("data/cases/step4_softmax.yaml") for n in names)  # the public cases ship
-    assert b"softmax_lesson002_three_scores" in blob
+    assert b"softmax_three_scores" in blob
     leaked = [name for name in HIDDEN_NAMES if name.encode() in blob]
     assert not leaked, leaked
 

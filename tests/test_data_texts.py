@@ -68,14 +68,14 @@ def gappy_cases(fresh_catalogues, tmp_path):
 def test_the_list_names_every_missing_text_one_line_each(gappy_cases):
     hidden_name = yaml.safe_load((gappy_cases[1] / "step4_softmax.yaml").read_text(encoding="utf-8"))["cases"][0]["name"]
     assert cases.text_gaps() == [
-        "step2_scores.yaml: case 'raw_scores_lesson000_minimal': concept: no zh text (write it as {en: \"...\", zh: \"...\"})",
+        "step2_scores.yaml: case 'raw_scores_minimal': concept: no zh text (write it as {en: \"...\", zh: \"...\"})",
         "step2_scores.yaml: case 'raw_scores_unequal_sizes': hint: no en text (write it as {en: \"...\", zh: \"...\"})",
         f"step4_softmax.yaml: case '{hidden_name}': concept: no zh text (write it as {{en: \"...\", zh: \"...\"}})",
     ]
 
 
 def test_a_case_missing_a_language_is_refused_when_the_catalogue_loads(gappy_cases):
-    with pytest.raises(ValueError, match=r"^case 'raw_scores_lesson000_minimal': concept: no zh text"):
+    with pytest.raises(ValueError, match=r"^case 'raw_scores_minimal': concept: no zh text"):
         cases.all_cases()
 
 

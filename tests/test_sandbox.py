@@ -490,7 +490,7 @@ def test_the_child_cannot_read_the_hidden_cases_solutions_or_mistakes():
     for key in ("cases", "solution", "via proc"):
         assert f"'{key}': None" in report, report
     assert "'disk': []" in report, report
-    assert "BEGIN SOLUTION" not in report and "softmax_lesson002" not in report
+    assert "BEGIN SOLUTION" not in report and "softmax_three_scores" not in report
 
 
 @ROOT_ONLY

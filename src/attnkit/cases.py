@@ -25,7 +25,7 @@ DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
 class Case:
     """One test. `calls` holds the raw argument specs; `build_calls()` makes the arrays."""
 
-    name: str  # unique across the catalogue, e.g. "softmax_lesson002_three_scores"
+    name: str  # unique across the catalogue, e.g. "softmax_three_scores"
     step: manifest.Step
     function: str
     visibility: str  # "public" or "hidden"
@@ -80,9 +80,13 @@ def _reference_call(target, args):
 
 
 def _learner_texts(raw):
-    """{field: (where, text)} of the texts of a raw case that a learner reads: its concept, its hint if any."""
-    return {key: (f"case {raw.get('name')!r}: {key}", raw.get(key)) for key in ("concept", "hint")
-            if key == "concept" or key in raw}
+    """{field: (where, text)} of the texts of a raw case that a learner reads: its concept, its hint if any,
+    the explanation of a property it checks (`expect: {explain: …}`) if any."""
+    texts = {key: (f"case {raw.get('name')!r}: {key}", raw.get(key)) for key in ("concept", "hint")
+             if key == "concept" or key in raw}
+    if "explain" in (raw.get("expect") or {}):
+        texts["explain"] = (f"case {raw.get('name')!r}: expect.explain", raw["expect"]["explain"])
+    return texts
 
 
 def _parse_case(step, raw, defaults, side):

@@ -2,6 +2,7 @@
 import sys
 from pathlib import Path
 
+from attnkit_runtime.i18n import LANGUAGES
 from .nbgrader_course import DEFAULT_TIMEOUT, build
 from .nbgrader_course.runtime_folder import FOLDER
 
@@ -24,6 +25,10 @@ def register(sub):
     p.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
                    help=f"seconds a notebook cell may run when nbgrader executes it (default: {DEFAULT_TIMEOUT})")
     p.add_argument("--force", action="store_true", help="overwrite the files this command wrote before")
+    p.add_argument("--lang", choices=LANGUAGES, default=None, dest="handout_lang",  # not the CLI's own --lang
+                   help="make the notebooks in one language: their Markdown in it, and the checks' messages in it "
+                        "whatever the student's locale (ATTNKIT_LANG still switches). Default: both languages, "
+                        "English then Chinese, the messages following ATTNKIT_LANG or the locale")
     p.set_defaults(func=run)
 
 
@@ -34,7 +39,8 @@ def run(args):
     if notice:
         print(f"attnkit nbgrader-course: {notice}", file=sys.stderr)
     try:
-        written = build(args.directory, course_id=args.course_id, timeout=args.timeout, force=args.force)
+        written = build(args.directory, course_id=args.course_id, timeout=args.timeout, force=args.force,
+                        lang=args.handout_lang)
     except FileExistsError as err:
         print(f"attnkit nbgrader-course: {err}", file=sys.stderr)
         return 1

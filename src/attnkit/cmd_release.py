@@ -1,17 +1,24 @@
 """`attnkit release OUT`: write the student hand-out; `attnkit release --check OUT`: scan it for leaks."""
 import sys
 
+from attnkit_runtime.i18n import LANGUAGES
+
 
 def register(sub):
     p = sub.add_parser("release", help="write the student hand-out (stubs, public tests, runtime), or check one",
                        description="Write OUT: exercises/ (stubs and readable public tests), a runtime installable "
-                                   "with `pip install .`, a README. With --check, scan an existing OUT (every file, "
-                                   "archives and compressed files opened, symbolic links refused) for hidden cases "
-                                   "and solution code. See docs/RELEASE.md.")
+                                   "with `pip install .`, READMEs in English and Chinese (--lang: one language). "
+                                   "With --check, scan an existing OUT (every file, archives and compressed files "
+                                   "opened, symbolic links refused) for hidden cases and solution code. See "
+                                   "docs/RELEASE.md.")
     p.add_argument("directory", metavar="OUT", help="the release folder (created if needed)")
     p.add_argument("--check", action="store_true",
                    help="only scan OUT for leaks; exit 1 if any is found, 2 if the kit has no hidden case to look for")
     p.add_argument("--force", action="store_true", help="write into OUT even if it is not empty")
+    p.add_argument("--lang", choices=LANGUAGES, default=None, dest="handout_lang",  # not the CLI's own --lang
+                   help="make the hand-out in one language: README.md in it, and the messages in it whatever the "
+                        "student's locale (ATTNKIT_LANG or `pytest --lang` still switch). Default: both languages "
+                        "side by side (README.md and README.zh.md), the messages following the locale")
     p.set_defaults(func=run)
 
 
@@ -32,7 +39,7 @@ def run(args):
         print(f"(every file read as bytes, archives and compressed files opened; {leaks.LINKS_REFUSED})")
         return 1 if found else 0
     try:
-        written = release.write(args.directory, force=args.force)
+        written = release.write(args.directory, force=args.force, lang=args.handout_lang)
     except FileExistsError as err:
         print(f"attnkit release: {err}", file=sys.stderr)
         return 1

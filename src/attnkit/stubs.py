@@ -87,7 +87,10 @@ def strip_solutions(source, step):
     return rewrite_solution_blocks(source, step.filename, stub)
 
 
-CONFTEST = '''"""pytest setup for the public tests: the --solutions switch, --lang and the progress ladder."""
+CONFTEST = '''"""pytest setup for the public tests: the --solutions switch, --lang and the progress ladder.
+
+公开测试的 pytest 设置：--solutions 开关、--lang 和进度表。
+"""
 from attnkit.pytest_plugin import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
 
@@ -96,7 +99,9 @@ def public_test_file(step):
     """The text of exercises/test_<step>.py: one test per function of the step."""
     lines = [f'"""Public tests of step {step.number}: {step.titles}\n',
              f"Run: pytest exercises/test_{step.filename}   (all steps: pytest exercises)",
-             f"The cases are in the kit's catalogue, src/attnkit/data/cases/{step.filename[:-3]}.yaml.",
+             f"The cases are in the kit's catalogue, src/attnkit/data/cases/{step.filename[:-3]}.yaml.", "",
+             f"第 {step.number} 步的公开测试。运行：pytest exercises/test_{step.filename}（所有步骤：pytest exercises）。",
+             f"用例在本套工具的用例目录 src/attnkit/data/cases/{step.filename[:-3]}.yaml 里。",
              '"""', "from attnkit.public import case_test", ""]
     lines += [f'test_{fn.name} = case_test("{step.module}", "{fn.name}")' for fn in step.functions]
     return "\n".join(lines) + "\n"

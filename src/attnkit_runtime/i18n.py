@@ -3,17 +3,33 @@
 A text the kit shows a learner is written twice, once per language, as a mapping
 `{"en": "...", "zh": "..."}` (in YAML data: `concept: {en: ..., zh: ...}`). `pick` chooses the one
 for the current language. Which language: `set_language` (a `--lang` option), else ATTNKIT_LANG,
-else the locale (LC_ALL, LC_MESSAGES, LANG: "zh_CN.UTF-8" and the like mean Chinese), else English.
+else the hand-out's own language (data/language beside this file, written by `attnkit release --lang`
+and `attnkit nbgrader-course --lang`), else the locale (LC_ALL, LC_MESSAGES, LANG: "zh_CN.UTF-8" and
+the like mean Chinese), else English.
 
 This module is part of the portable core that `attnkit release` copies as is: standard library only.
 """
 import os
 from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
 
 LANGUAGES = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
 ENVIRONMENT = "ATTNKIT_LANG"
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # in POSIX precedence: the first one set wins
+HANDOUT_LANGUAGE = ("data", "language")  # beside this file in a hand-out made in one language: "zh" or "en"
+
+
+@lru_cache(maxsize=None)
+def handout_language():
+    """The language a hand-out was made in (`--lang` of attnkit release / nbgrader-course), None when it
+    was made in both (the kit's checkout, a hand-out without --lang)."""
+    try:
+        chosen = Path(__file__).parent.joinpath(*HANDOUT_LANGUAGE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return chosen if chosen in LANGUAGES else None
 
 
 def language():
@@ -21,6 +37,8 @@ def language():
     chosen = os.environ.get(ENVIRONMENT, "")
     if chosen in LANGUAGES:
         return chosen
+    if handout_language():
+        return handout_language()
     for variable in LOCALE_VARIABLES:
         value = os.environ.get(variable, "")
         if value:

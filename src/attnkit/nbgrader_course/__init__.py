@@ -22,8 +22,9 @@ from pathlib import Path
 
 from ..paths import LESSONS_DIR
 from .. import nbgrader_kernel as barrier
-from . import feedback_page, runtime_folder
+from . import feedback_page, runtime_folder, texts
 from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook, steps_data
+from attnkit_runtime.i18n import HANDOUT_LANGUAGE, check_language
 from attnkit_runtime.notebook import COURSE_CONFIG, HIDDEN_DIR
 
 DEFAULT_TIMEOUT = 30
@@ -66,8 +67,10 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE"}}
 ''' + feedback_page.config_lines()
 
 
-def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
-    """{relative path: text or bytes} of every file the course needs."""
+def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT, lang=None):
+    """{relative path: text or bytes} of every file the course needs; its notebooks made in `lang` ("en" or
+    "zh": their Markdown in it, and the checks' messages in it whatever the kernel's locale, through
+    attnkit_runtime/data/language) or, when None, in both (Markdown in English then Chinese)."""
     files = {Path(COURSE_CONFIG): config_text(course_id, timeout),
              Path(feedback_page.TEMPLATE): feedback_page.template()}
     lessons = {path.relative_to(LESSONS_DIR.parent): path.read_text(encoding="utf-8")
@@ -77,24 +80,28 @@ def course_files(course_id="attnkit", timeout=DEFAULT_TIMEOUT):
         files.update({Path("source", assignment, rel): text for rel, text in lessons.items()})
         hidden = json.dumps(hidden_cases(assignment), separators=(",", ":")) + "\n"
         digest = hashlib.sha256(hidden.encode("utf-8")).hexdigest()
-        notebook = source_notebook(digest, assignment=assignment)
+        with texts.made_in(lang):
+            notebook = source_notebook(digest, assignment=assignment)
         files[Path("source", assignment, f"{assignment}.ipynb")] = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
         files[Path(HIDDEN_DIR, f"{assignment}.json")] = hidden
         files.update({Path("source", assignment, rel): data
                       for rel, data in runtime_folder.files(assignment, steps_data(TRACKS[assignment])).items()})
         runtimes[assignment] = Path("source", assignment, runtime_folder.FOLDER).as_posix()
+        if lang is not None:
+            files[Path(runtimes[assignment], *HANDOUT_LANGUAGE)] = check_language(lang) + "\n"
         digests[Path(HIDDEN_DIR, f"{assignment}.json").as_posix()] = digest
     files[barrier.SPEC_DIR / "kernel.json"] = json.dumps(barrier.kernel_spec(digests, runtimes), indent=1) + "\n"
     return files
 
 
-def build(course_dir, course_id="attnkit", timeout=DEFAULT_TIMEOUT, force=False):
-    """Write the course into `course_dir`; return the paths written.
+def build(course_dir, course_id="attnkit", timeout=DEFAULT_TIMEOUT, force=False, lang=None):
+    """Write the course (in `lang`, or both languages when None: `course_files`) into `course_dir`; return
+    the paths written.
 
     Raises FileExistsError when one of the files is already there, unless `force`.
     """
     course_dir = Path(course_dir)
-    files = {course_dir / rel: text for rel, text in course_files(course_id, timeout).items()}
+    files = {course_dir / rel: text for rel, text in course_files(course_id, timeout, lang).items()}
     existing = [str(path) for path in files if path.exists()]
     if existing and not force:
         raise FileExistsError(f"already there: {', '.join(existing)} (--force overwrites them)")

@@ -123,7 +123,7 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
     checks_meta = {**_nbgrader(CHECKS_CELL, grade=True, locked=True, points=0), "jupyter": {"source_hidden": True}}
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
-        _markdown("intro", texts.INTRO[track]),
+        _markdown("intro", texts.intro(track)),
         # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
         _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
         _code(CHECKS_CELL, checks_source(assignment, digest), checks_meta),

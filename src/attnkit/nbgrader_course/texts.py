@@ -1,17 +1,28 @@
 """The prose of the notebook: the opening cell, each step's heading (its explanation is the manifest's
-`about`, in both languages), the closing cell's heading and the line a test cell shows when the checks
-cell has not run."""
-from .. import lessons
-from attnkit_runtime.i18n import LANGUAGES, pick
+`about`), the closing cell's heading and the line a test cell shows when the checks cell has not run.
 
-LESSONS = ("The lessons are in the folder `lessons/` beside this notebook, in English (`lessons/en/`) and "
+Each text is written in English and in Chinese; a notebook shows both, English first, or the one
+language `made_in(lang)` asks for (`attnkit nbgrader-course --lang`)."""
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from .. import lessons
+from attnkit_runtime.i18n import LANGUAGES, check_language, pick
+
+LESSONS = {"en": ("The lessons are in the folder `lessons/` beside this notebook, in English (`lessons/en/`) and "
            "Chinese (`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "
            "KV-cache offsets, the fully masked row and GPT-2's Block 0 / Head 0 in llama.cpp. "
            "Each step below links its lesson; [lessons/README.md](lessons/README.md) is the index. "
            "Keep the folder `attnkit_runtime/` beside this notebook too: the test cells' checks and their data are "
-           "there.")
+           "there."),
+           "zh": ("课程在这个 notebook 旁边的 `lessons/` 文件夹里，有英文（`lessons/en/`）和中文（`lessons/zh/`）："
+                  "每一步一篇，另有几篇参考：各个 API 的掩码极性、padding、KV Cache 的偏移、整行都被遮住的情况，"
+                  "以及 llama.cpp 里 GPT-2 的 Block 0 / Head 0。下面每一步都链接到它的课程；"
+                  "[lessons/README.md](lessons/README.md) 是目录。文件夹 `attnkit_runtime/` 也要留在这个 notebook "
+                  "旁边：测试单元格的检查代码和数据都在里面。")}
 
-TEST_COMMENT = "The checks are loaded by the provided cells at the top, from the folder attnkit_runtime/ beside this notebook."
+TEST_COMMENT = ("The provided cells at the top load the checks from attnkit_runtime/ beside this notebook. "
+                "/ 顶部提供的单元格从旁边的 attnkit_runtime/ 加载检查代码。")
 
 RUN_FIRST = {"en": "the checks are not loaded: run the provided cells at the top first (the second one loads "
                    "the checks), then this cell again",
@@ -22,16 +33,35 @@ PROGRESS = {"en": "## Progress\n\nRun the cell below after the test cells: a tab
             "zh": "## 进度\n\n运行完各步的测试单元格后运行下面这个单元格：它列出每一步是否通过，以及目前的得分。"}
 
 
+_MADE_IN = ContextVar("notebook_languages", default=LANGUAGES)  # the languages of the notebook being written
+
+
+@contextmanager
+def made_in(lang=None):
+    """Write the notebook's texts in `lang` only ("en" or "zh") inside this block; in both when None."""
+    token = _MADE_IN.set(LANGUAGES if lang is None else (check_language(lang),))
+    try:
+        yield
+    finally:
+        _MADE_IN.reset(token)
+
+
+def _in_each(text, separator="\n\n"):
+    """`text` ({lang: text}) in each language the notebook is written in, English first."""
+    return separator.join(pick(text, lang) for lang in _MADE_IN.get())
+
+
 def run_first():
-    """RUN_FIRST in both languages: the kernel's language is unknown until the checks cell has run."""
-    return " / ".join(pick(RUN_FIRST, lang) for lang in LANGUAGES)
+    """RUN_FIRST in the notebook's languages: the kernel's language is unknown until the checks cell has run."""
+    return _in_each(RUN_FIRST, " / ")
 
 
 def progress_markdown():
-    """The closing cell's heading, both languages."""
-    return "\n\n".join(pick(PROGRESS, lang) for lang in LANGUAGES)
+    """The closing cell's heading, in the notebook's languages."""
+    return _in_each(PROGRESS)
 
-CORE_INTRO = f"""# Single-head causal self-attention, in numpy
+
+INTRO = {"core": {"en": """# Single-head causal self-attention, in numpy
 
 You will write, step by step, one attention head of GPT-2 Small (D = 768, 12 heads, D_h = 64) in the
 notation of the lessons:
@@ -47,7 +77,7 @@ notation of the lessons:
 | `P` | `softmax(S)`, row by row | `[T_q, T_k]` |
 | `O` | `P V` | `[T_q, D_h]` |
 
-{LESSONS}
+{lessons}
 
 **How to work.** Run the two provided cells below first. Then, for each step, replace every
 `raise NotImplementedError(...)` in the step's code cell with your code, run that cell, and run the
@@ -59,9 +89,34 @@ cell its points only when every check in it passes. The test cells you see run t
 at grading, hidden checks (other shapes, float32, batches of heads, KV-cache frames, …) run in the
 same cells, so passing everything here does not yet mean full marks. Do not delete or edit the
 test cells: they are restored from the instructor's copy when your notebook is graded.
-"""
+""",
+                  "zh": """# 单头因果自注意力，用 numpy 实现
 
-EXTENSION_INTRO = f"""# Beyond one head: GPT-2's attention layer and decoding with a KV cache
+你将一步一步写出 GPT-2 Small（D = 768，12 个 Head，D_h = 64）的一个 Attention Head，记号与课程一致：
+
+| 名称 | 含义 | 形状 |
+|---|---|---|
+| `Z` | 进入 Attention 的 LayerNorm 输出 | `[T, D]` |
+| `W_Q, W_K, W_V`, `b_Q, b_K, b_V` | 一个 Head 的权重和偏置 | `[D, D_h]`, `[D_h]` |
+| `Q, K, V` | Query、Key、Value | `[T_q, D_h]`, `[T_k, D_h]`, `[T_k, D_h]` |
+| `kq` | 原始分数 `Q Kᵀ`，还没有缩放 | `[T_q, T_k]` |
+| `M` | 加性掩码：可见处为 `0`，不可见处为 `-inf` | `[T_q, T_k]` |
+| `S` | `kq / sqrt(D_h) + M` | `[T_q, T_k]` |
+| `P` | `softmax(S)`，逐行计算 | `[T_q, T_k]` |
+| `O` | `P V` | `[T_q, D_h]` |
+
+{lessons}
+
+**怎么做。** 先运行下面两个提供的单元格。然后每一步：把这一步代码单元格里的每个
+`raise NotImplementedError(...)` 换成你的代码，运行这个单元格，再运行它下面的测试单元格。测试单元格会打印
+应得的结果、你的结果以及该读哪里。后面的步骤会调用你前面写的函数（第 6 步调用第 1–5 步），所以请按顺序做。
+
+**得分。** 每一步的测试单元格值这一步的分数，要么全得，要么不得：只有单元格里的每项检查都通过，nbgrader
+才给这个单元格分数。你看到的测试单元格运行的是公开检查；评分时，隐藏检查（其他形状、float32、成批的 Head、
+KV Cache 场景……）会在同样的单元格里运行，所以这里全部通过还不等于满分。不要删除或修改测试单元格：评分时
+它们会从教师的版本恢复。
+"""},
+         "extension": {"en": """# Beyond one head: GPT-2's attention layer and decoding with a KV cache
 
 This assignment follows the one on a single head and is graded on its own 100 points. You will build
 GPT-2's whole attention layer from its weights as stored (`c_attn.weight [D, 3D]`, `c_attn.bias [3D]`,
@@ -78,7 +133,7 @@ llama.cpp's tensors (GGML's `ne` shapes, flat buffers, padded `kq` dumps) as the
 | `K_past, V_past` | the KV cache | `[n_head, T_past, D_h]` |
 | `buffer`, `ne` | a GGML tensor: flat numbers, sizes fastest first | `[ne0·ne1·…]`, `{{ne0, ne1, …}}` |
 
-{LESSONS}
+{lessons}
 
 **How to work.** Run the provided cells first: the third holds working versions of steps 1–6
 (`attention`, `project`, …) for your new code to call. Then, for each step, replace every
@@ -88,9 +143,39 @@ cell under it.
 **Points.** Each step's test cell is worth that step's points, all or nothing. Hidden checks
 (GPT-2 Small's sizes, float32, more chunkings) run in the same cells at grading. Do not delete or
 edit the test cells or the provided cells: they are restored from the instructor's copy at grading.
-"""
+""",
+                       "zh": """# 不止一个 Head：GPT-2 的 Attention 层与带 KV Cache 的解码
 
-INTRO = {"core": CORE_INTRO, "extension": EXTENSION_INTRO}
+这份作业接在单个 Head 的作业之后，单独按 100 分评分。你将用 GPT-2 原样存储的权重（`c_attn.weight [D, 3D]`、
+`c_attn.bias [3D]`、`c_proj.weight [D, D]`、`c_proj.bias [D]`，按 `x @ W + b` 使用）一次算出所有 Head，
+搭出 GPT-2 完整的 Attention 层；然后用 KV Cache 解码，并检查任意分块都能得到完整因果计算的那些行；最后把
+llama.cpp 的张量（GGML 的 `ne` 形状、扁平缓冲区、带填充的 `kq` 转储）读成这些数组。
+
+| 名称 | 含义 | 形状 |
+|---|---|---|
+| `Z` | 进入 Attention 的 LayerNorm 输出 | `[T, D]` |
+| 拆成多个 Head 的 `Q, K, V` | 每个 Head 一份 | `[n_head, T, D_h]` |
+| `kq`, `kq_soft_max` | 每个 Head 一份 | `[n_head, T_q, T_k]` |
+| `out` | 经过 `c_proj` 之后的层输出 | `[T, D]` |
+| `K_past, V_past` | KV Cache | `[n_head, T_past, D_h]` |
+| `buffer`, `ne` | 一个 GGML 张量：扁平的数，大小从最快的维度写起 | `[ne0·ne1·…]`, `{{ne0, ne1, …}}` |
+
+{lessons}
+
+**怎么做。** 先运行提供的单元格：第三个里有第 1–6 步的可用版本（`attention`、`project` ……），供你的新代码
+调用。然后每一步：把这一步代码单元格里的每个 `raise NotImplementedError(...)` 换成你的代码，运行它，再运行
+它下面的测试单元格。
+
+**得分。** 每一步的测试单元格值这一步的分数，要么全得，要么不得。评分时，隐藏检查（GPT-2 Small 的尺寸、
+float32、更多分块方式）会在同样的单元格里运行。不要删除或修改测试单元格和提供的单元格：评分时它们会从教师的
+版本恢复。
+"""}}
+
+
+def intro(track):
+    """The opening cell of `track`'s notebook, in the notebook's languages."""
+    return _in_each({lang: text.format(lessons=LESSONS[lang]) for lang, text in INTRO[track].items()}, "\n\n---\n\n")
+
 
 def _link(reference, lang):
     """A Markdown link to a lesson shipped beside the notebook."""
@@ -98,8 +183,14 @@ def _link(reference, lang):
     return f"[{path}]({path})"
 
 
+STEP = {"en": "## Step {number}: {title}", "zh": "## 第 {number} 步：{title}"}
+READ_AND_WORTH = {"en": "Read: {link}. The test cell below is worth **{points:g} points** (all or nothing).",
+                  "zh": "阅读：{link}。下面的测试单元格值 **{points:g} 分**（要么全得，要么不得）。"}
+
+
 def step_markdown(step, points):
-    """The Markdown cell above a step's code: heading, the manifest's `about` in every language, where to read."""
-    about = "\n\n".join(step.about[lang] for lang in LANGUAGES)
-    return (f"## Step {step.number}: {step.titles}\n\n{about}\n\n"
-            f"Read: {_link(step.lesson, 'en')} (中文：{_link(step.lesson, 'zh')}). The test cell below is worth **{points:g} points** (all or nothing).")
+    """The Markdown cell above a step's code: heading, the manifest's `about`, where to read and what the
+    test cell is worth, in each of the notebook's languages."""
+    return _in_each({lang: "\n\n".join((STEP[lang].format(number=step.number, title=step.title[lang]), step.about[lang],
+                                         READ_AND_WORTH[lang].format(link=_link(step.lesson, lang), points=points)))
+                     for lang in LANGUAGES})

@@ -1,6 +1,7 @@
 """`attnkit release OUT`: the student hand-out, a folder ready to be a git repository.
 
-    OUT/README.md                      set-up in one command, then `pytest exercises`
+    OUT/README.md, OUT/README.zh.md    set-up in one command, then `pytest exercises`, in English and Chinese
+                                       (with --lang zh: README.md Chinese, README.en.md English)
     OUT/lessons/                       the kit's lessons, English and Chinese: every "read:" link points here
     OUT/pyproject.toml                 installs the runtime: `pip install .`
     OUT/exercises/                     the stubs, shape_checks.py, the public tests (one line per
@@ -27,10 +28,14 @@ from ..cases import cases_for, hidden_concepts
 from ..paths import LESSONS_DIR, SOLUTIONS_DIR
 from ..show_frames import stored_presets
 from ..show_mine import stored_examples
-from .texts import GITIGNORE, PYPROJECT, README, test_file
+from attnkit_runtime.i18n import HANDOUT_LANGUAGE, check_language
+from .texts import GITIGNORE, PYPROJECT, readme_files, test_file
 
 RUNTIME = "attnkit_runtime"
-CONFTEST = f'''"""pytest setup for the public tests: --lang, short tracebacks and the progress ladder (from the runtime)."""
+CONFTEST = f'''"""pytest setup for the public tests: --lang, short tracebacks and the progress ladder (from the runtime).
+
+公开测试的 pytest 设置（来自运行时）：--lang、简短的 traceback 和进度表。
+"""
 from {RUNTIME}.exercise import pytest_addoption, pytest_configure  # noqa: F401  (pytest hooks)
 '''
 
@@ -56,8 +61,10 @@ def course_data(cases, stub_files):
     }
 
 
-def release_files(solutions_dir=SOLUTIONS_DIR):
-    """{relative path: bytes} of every file of the release.
+def release_files(solutions_dir=SOLUTIONS_DIR, lang=None):
+    """{relative path: bytes} of every file of the release; made in `lang` ("en" or "zh": its README.md and
+    the messages' language whatever the locale, data/language in the runtime) or, when None, in both (the
+    locale picks the messages' language).
 
     Raises FileNotFoundError when the kit has no lessons/: every "read:" of the release points there.
     """
@@ -82,14 +89,16 @@ def release_files(solutions_dir=SOLUTIONS_DIR):
     files[f"{package}/data/snapshot.npz"] = buffer.getvalue()
     for path in sorted(p for p in LESSONS_DIR.rglob("*") if p.is_file()):
         files[f"lessons/{path.relative_to(LESSONS_DIR).as_posix()}"] = path.read_bytes()
-    files["README.md"] = README.format(runtime=RUNTIME)
+    if lang is not None:
+        files["/".join((package, *HANDOUT_LANGUAGE))] = check_language(lang) + "\n"
+    files.update(readme_files(RUNTIME, lang))
     files["pyproject.toml"] = PYPROJECT.format(runtime=RUNTIME, version=__version__)
     files[".gitignore"] = GITIGNORE
     return {path: text.encode("utf-8") if isinstance(text, str) else text for path, text in files.items()}
 
 
-def write(out, force=False):
-    """Write the release into the folder `out`; return the paths written.
+def write(out, force=False, lang=None):
+    """Write the release (in `lang`, or both languages when None) into the folder `out`; return the paths written.
 
     Raises FileExistsError when `out` already holds files, unless `force`; FileNotFoundError as
     `release_files` does.
@@ -98,7 +107,7 @@ def write(out, force=False):
     if out.exists() and any(out.iterdir()) and not force:
         raise FileExistsError(f"{out} is not empty (--force writes over it)")
     written = []
-    for rel, data in release_files().items():
+    for rel, data in release_files(lang=lang).items():
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
