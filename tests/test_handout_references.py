@@ -53,7 +53,7 @@ def release(tmp_path_factory):
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
     shown = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'runtime'); "
-                            "from attnkit_runtime.exercise import show_main; sys.exit(show_main(['--help']))"],
+                            "from attnkit_runtime.show_tool import main; sys.exit(main(['--help']))"],
                            cwd=out, capture_output=True, text=True, timeout=120)
     return files, shown.stdout + shown.stderr
 

@@ -146,7 +146,7 @@ def test_public_tests_run_the_stored_cases(release_dir):
     cases = _course(release_dir)["cases"]
     assert [c["name"] for c in cases["step4_softmax"]] == [c.name for c in cases_for("step4_softmax", "public")]
     head = {c["name"]: c for c in cases["step6_head"]}["attention_twelve_heads"]
-    assert head["calls"][0]["Q"] == {"normal": [12, 4, 64], "seed": 641}  # a generated input: its recipe
+    assert head["calls"][0]["Q"] == {"normal": [12, 4, 64], "seed": 644}  # a generated input: its recipe
     assert head["expected"][0]["O"] == {"stored": "attention_twelve_heads/expected/0/O"}  # a large value: the snapshot
     with np.load(release_dir / "runtime/attnkit_runtime/data/snapshot.npz") as snapshot:
         assert snapshot["attention_twelve_heads/expected/0/O"].shape == (12, 4, 64)

@@ -81,6 +81,9 @@ def main(argv=None):
                 raise UsageError(say("show.lang", choices=", ".join(LANGUAGES)))
             set_language(argv[1])
             argv = argv[2:]
+        if argv[:1] in (["-h"], ["--help"]):
+            print(say("show.usage_tool", presets=", ".join(presets), names=", ".join(functions)))
+            return 0
         mine = argv[:1] == ["--mine"]
         argv = argv[1:] if mine else argv
         if not mine and len(argv) <= 1 and (argv or [DEFAULT_PRESET])[0] in presets:

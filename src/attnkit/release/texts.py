@@ -45,7 +45,7 @@ file and its tests run.
 - To look at your own result while you experiment: `attnkit-show causal_visible 2 5` (or
   `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`) calls your function from `exercises/` and prints
   each part of its result as a labelled grid, beside the expected one with differing cells marked `*`
-  where that call is stored (`attnkit-show --help` lists them); `attnkit-show kv-cache` (or
+  where that call is stored (for another call it says which are); `attnkit-show kv-cache` (or
   `padding`, `how-are-you`) prints a lessons' frame. In Python:
   `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))` (rows are queries, columns keys).
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
@@ -93,7 +93,7 @@ pytest exercises/test_step1_projection.py      # 只测一步
   切片；`pytest -vv` 显示完整数组。
 - 边做边看自己的结果：`attnkit-show causal_visible 2 5`（或
   `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`）会调用 `exercises/` 里你的函数，把结果的每一部分打印成
-  带标签的表格；这次调用的期望结果保存在材料里时（`attnkit-show --help` 列出了这些调用），期望的表格就在旁边，
+  带标签的表格；这次调用的期望结果保存在材料里时（别的调用会告诉你保存了哪些），期望的表格就在旁边，
   不同的格子标着 `*`。`attnkit-show kv-cache`（或 `padding`、`how-are-you`）打印课程里的一幅图。在 Python 里：
   `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))`（行是 query，列是 key）。
 - 通过全部公开测试还不等于满分：评分时还会加上隐藏测试，进度表列出了它们另外检查的内容。一个函数的公开测试
