@@ -53,12 +53,6 @@ notation of the lessons:
 `raise NotImplementedError(...)` in the step's code cell with your code, run that cell, and run the
 test cell under it. A test cell prints what it expected, what it got and where to read. Later steps
 use your earlier functions (step 6 calls steps 1–5), so go in order.
-
-**Points.** Each step's test cell is worth that step's points, all or nothing: nbgrader gives a
-cell its points only when every check in it passes. The test cells you see run the public checks;
-at grading, hidden checks (other shapes, float32, batches of heads, KV-cache frames, …) run in the
-same cells, so passing everything here does not yet mean full marks. Do not delete or edit the
-test cells: they are restored from the instructor's copy when your notebook is graded.
 """
 
 EXTENSION_INTRO = f"""# Beyond one head: GPT-2's attention layer and decoding with a KV cache
@@ -84,10 +78,6 @@ llama.cpp's tensors (GGML's `ne` shapes, flat buffers, padded `kq` dumps) as the
 (`attention`, `project`, …) for your new code to call. Then, for each step, replace every
 `raise NotImplementedError(...)` in the step's code cell with your code, run it, and run the test
 cell under it.
-
-**Points.** Each step's test cell is worth that step's points, all or nothing. Hidden checks
-(GPT-2 Small's sizes, float32, more chunkings) run in the same cells at grading. Do not delete or
-edit the test cells or the provided cells: they are restored from the instructor's copy at grading.
 """
 
 INTRO = {"core": CORE_INTRO, "extension": EXTENSION_INTRO}
@@ -102,4 +92,4 @@ def step_markdown(step, points):
     """The Markdown cell above a step's code: heading, the manifest's `about` in every language, where to read."""
     about = "\n\n".join(step.about[lang] for lang in LANGUAGES)
     return (f"## Step {step.number}: {step.titles}\n\n{about}\n\n"
-            f"Read: {_link(step.lesson, 'en')} (中文：{_link(step.lesson, 'zh')}). The test cell below is worth **{points:g} points** (all or nothing).")
+            f"Read: {_link(step.lesson, 'en')} (中文：{_link(step.lesson, 'zh')}). The test cell below is worth **{points:g} points**.")
