@@ -31,8 +31,10 @@ class NotebookModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         namespace, name = self.namespace, module.__name__
 
         def __getattr__(attribute):  # looked up when imported, so a cell run later is seen too
-            if attribute.startswith("__") or attribute not in namespace:
-                raise AttributeError(say("notebook.not_in_namespace", module=name, name=attribute))
+            if attribute.startswith("__"):
+                raise AttributeError(attribute)
+            if attribute not in namespace:  # an ImportError: `from … import` would replace an AttributeError's text
+                raise ImportError(say("notebook.not_in_namespace", module=name, name=attribute), name=name)
             return namespace[attribute]
 
         module.__getattr__ = __getattr__
@@ -42,7 +44,12 @@ class NotebookModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def install(namespace):
     """Put the hook last on sys.meta_path for `namespace` (once: a rerun of the checks cell replaces it,
     and the modules an earlier one made are forgotten)."""
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, NotebookModules)]
-    for name in [n for n, m in sys.modules.items() if isinstance(getattr(m, "__loader__", None), NotebookModules)]:
+    sys.meta_path[:] = [f for f in sys.meta_path if not _a_hook(f)]
+    for name in [n for n, m in sys.modules.items() if _a_hook(getattr(m, "__loader__", None))]:
         del sys.modules[name]
     sys.meta_path.append(NotebookModules(namespace))
+
+
+def _a_hook(obj):
+    """Whether `obj` is a NotebookModules, this module's or an earlier import's of it (a reloaded runtime)."""
+    return (type(obj).__module__, type(obj).__qualname__) == (__name__, NotebookModules.__qualname__)
