@@ -94,7 +94,7 @@ def test_one_untagged_cell_may_hold_several_steps():
     sources = step_sources(json.dumps({"cells": cells}))
     assert sorted(sources) == ["step4_softmax.py", "step5_values.py"]
     for text in sources.values():
-        assert text.startswith("from shape_checks import *\nimport math\n")
+        assert text.startswith("from shape_checks import *; import math; \n")
         assert "def softmax" in text and "def weighted_sum" in text and "from step4_softmax" not in text
         compile(text, "step.py", "exec")
 
@@ -110,7 +110,23 @@ def test_the_kits_imports_are_left_out_of_a_rebuilt_step_module():
               "source": "from shape_checks import (\n    float_array)\ndef softmax(S):\n    return S\n"}]
     sources = step_sources(json.dumps({"cells": cells}))
     assert list(sources) == ["step4_softmax.py"]
-    assert sources["step4_softmax.py"] == "from shape_checks import *\nimport numpy as np\n\n\n\ndef softmax(S):\n    return S\n"
+    assert sources["step4_softmax.py"] == "from shape_checks import *; import numpy as np; \n\ndef softmax(S):\n    return S\n"
+
+
+def test_a_notebook_steps_lines_keep_their_numbers_in_its_cell():
+    """An error in a rebuilt step module names the line of the step's cell (issue 19: "line 27" of a file
+    the student does not have, for line 19 of the cell): the header joins the cell's first line."""
+    code = '\"\"\"Step 5.\"\"\"\nimport numpy as np\n\n\ndef weighted_sum(P, V):\n    return P @ v\n'
+    first_def = {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "step5_values"}},
+                 "source": "def weighted_sum(P, V):\n    return P @ v\n"}
+    for source in (code, first_def["source"]):
+        cells = [{**first_def, "source": source}]
+        text = step_sources(json.dumps({"cells": cells}))["step5_values.py"]
+        compile(text, "step5_values.py", "exec")
+        if source is code:
+            assert text.splitlines()[5] == "    return P @ v"  # line 6 of the cell, line 6 of the module
+        else:  # a `def` cannot follow a `;`: the header stays on lines of its own
+            assert text.startswith("from shape_checks import *\n\ndef weighted_sum")
 
 
 def test_unreadable_notebook_scores_0_with_the_reason(tmp_path):

@@ -4,12 +4,14 @@ The notebook's code cells are run here with `exec` in one namespace, as a kernel
 checks imported from the folder attnkit_runtime/ beside the notebook;
 tests/test_nbgrader_roundtrip.py does the same through nbgrader's own commands and a real kernel.
 """
+import ast
 import contextlib
 import io
 import json
 import re
 import shutil
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -54,9 +56,10 @@ def student_folder(course, tmp_path, assignment=ASSIGNMENT):
     return folder
 
 
-def run_cells(nb, cwd, monkeypatch):
+def run_cells(nb, cwd, monkeypatch, values=None):
     """{grade_id: (printed text, exception or None)} of every code cell run in order, like a kernel in `cwd`:
-    `import attnkit_runtime…` finds the folder in `cwd` (never this process's own copy)."""
+    `import attnkit_runtime…` finds the folder in `cwd` (never this process's own copy). `values`, a dict,
+    gets each cell's result as IPython shows it (its last line's value when that is an expression)."""
     monkeypatch.chdir(cwd)
     monkeypatch.syspath_prepend(str(cwd))
     own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.split(".")[0] == FOLDER}
@@ -68,7 +71,9 @@ def run_cells(nb, cwd, monkeypatch):
             out, error = io.StringIO(), None
             with contextlib.redirect_stdout(out):
                 try:
-                    exec(compile(cell["source"], cell["id"], "exec"), namespace)
+                    value = _run_cell(cell["source"], cell["id"], namespace)
+                    if values is not None:
+                        values[meta(cell).get("grade_id")] = value
                 except Exception as err:  # a failing test cell, as the kernel would show it
                     error = err
             outcome[meta(cell).get("grade_id")] = (out.getvalue(), error)
@@ -79,6 +84,14 @@ def run_cells(nb, cwd, monkeypatch):
             del sys.modules[name]
         sys.modules.update(own)
     return outcome
+
+
+def _run_cell(source, filename, namespace):
+    """Run a cell's code in `namespace`, as IPython does: the value of its last line when an expression."""
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, filename, "exec"), namespace)
+    return eval(compile(ast.Expression(last.value), filename, "eval"), namespace) if last else None
 
 
 def test_writes_config_notebook_and_hidden_cases(course):
@@ -189,11 +202,11 @@ def test_a_mistake_fails_its_step_with_the_teaching_message(course, source, monk
     nb = json.loads(json.dumps(source))
     head = code_cell(nb, "step6_head")
     head["source"] = head["source"].replace("scale_scores(kq, D_h) + M", "kq + M")
-    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)
+    values = {}
+    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch, values)
     printed, error = outcome["test_step6_head"]
-    assert isinstance(error, AssertionError) and "24 points" in str(error)
-    assert error._render_traceback_() == str(error).split("\n")  # what IPython shows: the message alone
-    printed = str(error)
+    assert error is None and 0 < values["test_step6_head"] < 24  # the known mistake's public checks pay
+    assert f"This cell earns {values['test_step6_head']:g} of its 24 points" in printed
     assert "FAILED (public check): step6_head.attention — the whole head on the lesson's 2×4 example" in printed
     assert "FAILED (hidden check)" in printed and "read: lessons/en/step6_head.md" in printed
     assert f"likely mistake: {mistakes.describe('scale_missing')}" in printed  # as the public tests say it
@@ -298,8 +311,8 @@ def test_an_extension_mistake_fails_its_step_and_is_named(course, extension, mon
                                               "chunk_positions(0, Z_new.shape[0])")
     outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
     printed, error = outcome["test_step8_kv_cache"]
-    assert isinstance(error, AssertionError) and f"{rubric.step_points('extension')['step8_kv_cache']:g} points" in str(error)
-    printed = str(error)
+    printed = str(error) if error else printed  # no point earned: raised; some: printed, the cell's result
+    assert f"{rubric.step_points('extension')['step8_kv_cache']:g} points" in printed
     assert "FAILED (public check): step8_kv_cache.decode_step" in printed and "likely mistake:" in printed
     assert outcome["test_step7_layer"][1] is None
 
@@ -311,11 +324,16 @@ def test_an_extension_step_on_a_failing_step_7_names_it(course, extension, monke
     layer = code_cell(nb, "step7_layer")
     layer["source"] = layer["source"].replace("return np.swapaxes(heads, -3, -2)", "return heads")
     assert layer["source"] != code_cell(extension, "step7_layer")["source"]
-    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
-    assert isinstance(outcome["test_step7_layer"][1], AssertionError)
-    error = outcome["test_step8_kv_cache"][1]
-    assert isinstance(error, AssertionError) and "step 7 (step7_layer)" in str(error) and "Fix step 7 first" in str(error)
-    assert "FAILED" not in str(error)
+    values = {}
+    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch, values)
+    printed, error = outcome["test_step7_layer"]
+    assert "FAILED" in (str(error) if error else printed)
+    assert values.get("test_step7_layer", 0.0) < rubric.step_points("extension")["step7_layer"]
+    printed, error = outcome["test_step8_kv_cache"]
+    assert error is None and "step 7 (step7_layer)" in printed and "Fix step 7 first" in printed
+    assert "FAILED" not in printed
+    # no double penalty: the cases that failed only on step 7 keep step 8's points, as `attnkit grade` gives them
+    assert values["test_step8_kv_cache"] == rubric.step_points("extension")["step8_kv_cache"]
 
 
 def test_the_notebooks_own_texts_follow_the_kernels_language(course, source, tmp_path, monkeypatch):
@@ -323,7 +341,8 @@ def test_the_notebooks_own_texts_follow_the_kernels_language(course, source, tmp
     outcome = run_cells(source, student_folder(course, tmp_path), monkeypatch)
     assert "评分时运行的隐藏测试还会检查：" in outcome["test_step4_softmax"][0]
     progress = outcome["attnkit_progress"][0]
-    assert "attnkit 进度（公开检查；隐藏检查在评分时运行）" in progress and "目前得分：100 / 100" in progress
+    assert "attnkit 进度（公开检查；隐藏检查在评分时运行）" in progress and "公开检查的得分：100 / 100" in progress
+    assert "不等于满分" not in progress and "每一步都通过了公开检查" in progress  # one wording: no contradiction
 
 
 def test_the_learners_names_and_the_checks_names_do_not_clash(course, source, monkeypatch):
@@ -341,5 +360,69 @@ def test_a_learners_exception_shows_their_cell_and_no_file_of_the_checks(course,
     values["source"] = values["source"].replace("return P @ V", "return P @ v")
     error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step5_values"][1]
     assert isinstance(error, AssertionError)
-    assert "in your code:\n    step5_values, line " in str(error)  # its cell (in IPython: "Cell In[7], line …")
+    # its cell named by its step, then as the kernel names it (here the cell's id; in IPython "Cell In[7]")
+    assert "in your code:\n    the cell of step 5 (step5_values) (step5_values), line " in str(error)
     assert FOLDER not in str(error) and ".py" not in str(error), str(error)
+
+
+def test_the_progress_table_is_aligned_and_localized_in_a_chinese_locale(course, source, tmp_path, monkeypatch):
+    """A bare student kernel (no kit, no ATTNKIT_LANG) in a Chinese locale: the checks speak Chinese, the table
+    says 第 N 步 as the folder does, and its points column lines up although the titles hold CJK text."""
+    monkeypatch.delenv("ATTNKIT_LANG", raising=False)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    nb = released(source)
+    for step in STEPS[:2]:
+        code_cell(nb, step.module)["source"] = step_code(step)
+    progress = run_cells(nb, student_folder(course, tmp_path), monkeypatch)["attnkit_progress"][0]
+    rows = [line for line in progress.splitlines() if line.startswith("  第 ")]
+    assert [row.split()[1] for row in rows] == [str(s.number) for s in STEPS]
+    columns = {_width(row[:row.rindex(" / ")]) for row in rows}  # where each row's points column ends
+    assert len(columns) == 1, rows
+    assert "还没有写" in progress and "下一步" in progress
+
+
+def _width(text):
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def test_an_import_of_an_earlier_step_gives_the_notebooks_own_functions(course, source, monkeypatch):
+    """The folder's habit, `from step3_masks import …`: the cells share one namespace; the import works and says so."""
+    nb = json.loads(json.dumps(source))
+    head = code_cell(nb, "step6_head")
+    head["source"] = "from step3_masks import causal_visible, additive_mask\nimport step4_softmax\n\n" + head["source"]
+    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)
+    printed, error = outcome["step6_head"]
+    assert error is None and "share one namespace" in printed and "step3_masks" in printed
+    assert_every_check_passed(outcome, STEPS)
+    nb = json.loads(json.dumps(source))
+    code_cell(nb, "step1_projection")["source"] = "from step3_masks import causal_visible\n"
+    error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["step1_projection"][1]
+    assert isinstance(error, ImportError) and "run the cell that defines it first" in str(error)
+
+
+def test_a_function_not_defined_is_said_in_the_learners_language(course, source, monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    nb = json.loads(json.dumps(source))
+    code_cell(nb, "step5_values")["source"] = "pass\n"
+    error = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)["test_step5_values"][1]
+    assert "weighted_sum() 还没有定义：先运行这一步的代码单元格" in str(error)
+    assert "is not defined" not in str(error)
+
+
+def test_a_partly_right_step_returns_its_share_of_the_points(course, source, monkeypatch):
+    """nbgrader's partial credit: the test cell's value is the points its cases earn, printed with the failures."""
+    nb = json.loads(json.dumps(source))
+    masks = code_cell(nb, "step3_masks")
+    masks["source"] = masks["source"].replace("return j <= past + i", "return j <= i")  # mask_top_left
+    values = {}
+    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch, values)
+    printed, error = outcome["test_step3_masks"]
+    points = rubric.step_points("core")
+    assert error is None and isinstance(values["test_step3_masks"], float)
+    assert 0 < values["test_step3_masks"] < points["step3_masks"] and "FAILED" in printed
+    assert values["test_step6_head"] == points["step6_head"]  # failed only on step 3, which it calls
+    assert "step 3 (step3_masks)" in outcome["test_step6_head"][0]
+    progress = outcome["attnkit_progress"][0]
+    assert f"Points: {round(100 - points['step3_masks'] + values['test_step3_masks'], 6):g} of 100." in progress

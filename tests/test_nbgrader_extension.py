@@ -2,9 +2,12 @@
 
 `attnkit nbgrader-course` → `nbgrader generate_assignment attention_extension` → four submissions
 (correct; positions restarted at 0 in step 8; the locked earlier-steps cell deleted; untouched) →
-`nbgrader autograde` → `nbgrader export`: scores out of the extension's own 100 points.
+`nbgrader autograde` → `nbgrader export`: scores out of the extension's own 100 points, partial credit
+as `attnkit grade --track extension` gives it.
 """
 import csv
+import json
+import sys
 
 import pytest
 
@@ -13,10 +16,10 @@ nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pi
 
 from attnkit import manifest, rubric  # noqa: E402
 from attnkit.nbgrader_course.notebook import EARLIER_STEPS_CELL, EXTENSION  # noqa: E402
-from test_nbgrader_roundtrip import cell, filled_notebook, nbgrader, released_course  # noqa: E402
+from test_nbgrader_roundtrip import cell, filled_notebook, nbgrader, released_course, run  # noqa: E402
 
 POINTS = rubric.step_points("extension")
-EXPECTED_SCORES = {"correct": 100.0, "positions_restarted": 100.0 - POINTS["step8_kv_cache"],
+EXPECTED_SCORES = {"correct": 100.0, "positions_restarted": None,  # what `attnkit grade --track extension` gives
                    "deleted_earlier_steps": 100.0, "untouched": 0.0}
 
 
@@ -47,7 +50,15 @@ def course(tmp_path_factory):
 def test_exported_scores_are_out_of_the_extensions_100(course):
     with open(course["root"] / "grades.csv", newline="") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    assert {s: float(r["score"]) for s, r in rows.items()} == EXPECTED_SCORES
+    scores = {s: float(r["score"]) for s, r in rows.items()}
+    assert {s: v for s, v in scores.items() if EXPECTED_SCORES[s] is not None} == {
+        s: v for s, v in EXPECTED_SCORES.items() if v is not None}
+    path = course["root"] / "submitted/positions_restarted" / EXTENSION / f"{EXTENSION}.ipynb"
+    graded = run([sys.executable, "-m", "attnkit.cli", "grade", "--track", "extension", "--json", str(path)], course["root"])
+    (line,) = [line for line in graded.stdout.splitlines() if line.startswith("{")]
+    step8 = sum(t["score"] for t in json.loads(line)["tests"] if t["step"] == "step8_kv_cache")
+    assert 0 < step8 < POINTS["step8_kv_cache"]  # partial credit, the same in both
+    assert round(scores["positions_restarted"], 4) == round(100.0 - POINTS["step8_kv_cache"] + step8, 4)
     assert {r["assignment"] for r in rows.values()} == {EXTENSION}
     assert {float(r["max_score"]) for r in rows.values()} == {100.0}
 

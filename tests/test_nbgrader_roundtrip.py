@@ -40,9 +40,10 @@ ALWAYS_PASSES = 'def configure(*args):\n    pass\n\n\ndef check(module):\n    pr
 BROUGHT = "own_checks"  # the untouched release handed in with ALWAYS_PASSES as its attnkit_runtime/notebook.py
 TIMEOUT = 8  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
 POINTS = rubric.step_points()
+PARTLY = {("scale_missing", "test_step6_head")}  # the known mistake's public checks earn their share (partial credit)
 EXPECTED_SCORES = {
     "correct": 100.0,
-    "scale_missing": 100.0 - POINTS["step6_head"],
+    "scale_missing": None,  # between 100 - step 6's points and 100: see PARTLY
     "endless_loop": 100.0 - POINTS["step4_softmax"] - POINTS["step6_head"],  # step 6 calls softmax
     "deleted_cells": 100.0,
     "untouched": 0.0,
@@ -164,7 +165,10 @@ def course(tmp_path_factory):
 def test_exported_scores(course):
     with open(course["root"] / "grades.csv", newline="") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    assert {s: float(r["score"]) for s, r in rows.items()} == EXPECTED_SCORES
+    scores = {s: float(r["score"]) for s, r in rows.items()}
+    assert {s: v for s, v in scores.items() if EXPECTED_SCORES[s] is not None} == {
+        s: v for s, v in EXPECTED_SCORES.items() if v is not None}
+    assert 100.0 - POINTS["step6_head"] < scores["scale_missing"] < 100.0
     assert {float(r["max_score"]) for r in rows.values()} == {100.0}
 
 
@@ -175,6 +179,9 @@ def test_each_test_cell_grade(course):
         for student, failing in FAILING_CELLS.items():
             for step in manifest.steps("core"):
                 grade = gb.find_grade(f"test_{step.module}", "attention", "attention", student)
+                if (student, grade.cell.name) in PARTLY:
+                    assert 0.0 < grade.score < POINTS[step.module], (student, grade.cell.name, grade.score)
+                    continue
                 want = 0.0 if grade.cell.name in failing else POINTS[step.module]
                 assert (student, grade.cell.name, grade.score) == (student, grade.cell.name, want)
 

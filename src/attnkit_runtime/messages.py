@@ -429,8 +429,48 @@ MESSAGES = {
     "notebook.hidden": {"en": "hidden", "zh": "隐藏"},
     "notebook.more": {"en": "{count} more failed check(s), not shown in full: {concepts}",
              "zh": "另有 {count} 项检查未通过，未逐条展开：{concepts}"},
-    "notebook.points": {"en": "This cell earns its {points:g} points only when every check passes.",
-               "zh": "只有所有检查都通过，这个单元格才能得到 {points:g} 分。"},
+    "notebook.earned": {"en": "This cell earns {earned:g} of its {points:g} points (each check earns its share).",
+                        "zh": "这个单元格得到 {earned:g} / {points:g} 分（每项检查各得它那一份）。"},
+    "notebook.not_defined": {
+        "en": "{function}() is not defined: run this step's solution cell first, and keep the function's name and signature",
+        "zh": "{function}() 还没有定义：先运行这一步的代码单元格，并保留函数的名字和参数"},
+    "notebook.step_label": {"en": "step {number}", "zh": "第 {number} 步"},
+    "notebook.cell_of": {"en": "the cell of step {number} ({module})", "zh": "第 {number} 步（{module}）的单元格"},
+    "notebook.one_namespace": {
+        "en": "note: `import {module}` is not needed here: the notebook's cells share one namespace, so a function "
+              "defined in an earlier cell (once that cell has run) is already there. The import gives those same names.",
+        "zh": "提示：这里不需要 `import {module}`：notebook 的所有单元格共用一个命名空间，前面单元格定义的函数"
+              "（只要那个单元格运行过）已经可以直接使用。这个导入得到的就是这些名字。"},
+    "notebook.not_in_namespace": {
+        "en": "{name} is not defined in this notebook yet (`from {module} import {name}`): run the cell that defines it "
+              "first; the notebook's cells share one namespace, so the import is not needed",
+        "zh": "这个 notebook 里还没有定义 {name}（`from {module} import {name}`）：先运行定义它的单元格；"
+              "notebook 的所有单元格共用一个命名空间，不需要这个导入"},
+    "notebook.language": {
+        "en": "**Language.** The checks print English or Chinese: `ATTNKIT_LANG` (`en` or `zh`) if set, else your "
+              "locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: `zh_CN.UTF-8` means Chinese), read at each check. To switch "
+              "in this notebook, run `import os; os.environ[\"ATTNKIT_LANG\"] = \"zh\"` (or `\"en\"`) in a cell, then "
+              "the test cells again.",
+        "zh": "**语言。** 检查的输出是英文或中文：设置了 `ATTNKIT_LANG`（`en` 或 `zh`）就按它，否则按你的区域设置"
+              "（`LC_ALL`、`LC_MESSAGES`、`LANG`：`zh_CN.UTF-8` 即中文），每次检查时读取。要在这个 notebook 里切换，"
+              "在一个单元格里运行 `import os; os.environ[\"ATTNKIT_LANG\"] = \"zh\"`（或 `\"en\"`），再重新运行测试单元格。"},
+    "notebook.points_rule": {
+        "en": "**Points.** Each step's test cell is worth that step's points, shared among its checks: the cell shows "
+              "the points it earns, and nbgrader gives it exactly those, as `attnkit grade` does. The test cells you "
+              "see run the public checks; at grading, hidden checks (other shapes, float32, batches of heads, …) run "
+              "in the same cells, and a public check's share counts once the function also passes a hidden check "
+              "on its values. So the points you see here are the public checks' only: the grade is given at grading. "
+              "A check that fails only because an earlier step it calls is wrong costs this step nothing (that "
+              "step's cell counts it). Do not delete or edit the test cells or the provided cells: they are "
+              "restored from the instructor's copy when your notebook is graded.",
+        "zh": "**分数。** 每一步的测试单元格值这一步的分数，由它的各项检查分摊：单元格会显示它得到的分数，"
+              "nbgrader 给的正是这个分数，与 `attnkit grade` 相同。你看到的测试单元格运行公开检查；评分时，同样的"
+              "单元格还会运行隐藏检查（其他形状、float32、多头批量……），而一项公开检查的那一份，只有在函数也通过"
+              "一项检查数值的隐藏检查后才计分。所以这里看到的分数只是公开检查的：成绩在评分时给出。"
+              "如果一项检查只是因为它调用的前面某一步有错而未通过，这一步不扣分（由那一步的单元格计）。"
+              "不要删除或修改测试单元格和提供的单元格：评分时会用教师的版本恢复它们。"},
+    "notebook.provided_code": {"en": "provided code, the same in every notebook (not shown here)",
+                               "zh": "提供的代码，每份 notebook 都相同（此处不显示）"},
     "notebook.earlier": {"en": "This step calls your functions of earlier steps that do not pass their own tests yet: {steps}. "
                       "Fix step {first} first (its test cell says what is wrong), then run this cell again.",
                 "zh": "这一步会调用你在前面几步写的函数，而这些步骤还没有通过它们自己的测试：{steps}。"
@@ -446,10 +486,12 @@ MESSAGES = {
     "notebook.not_started": {"en": "not written yet", "zh": "还没有写"},
     "notebook.not_run": {"en": "test cell not run yet", "zh": "测试单元格还没有运行"},
     "notebook.next": {"en": "   <- next", "zh": "   <- 下一步"},
-    "notebook.points_row": {"en": "{points:>5g} points", "zh": "{points:>5g} 分"},
-    "notebook.total": {"en": "Points so far: {earned:g} of {total:g} (a step's test cell earns its points only when every "
-                    "check in it passes).",
-              "zh": "目前得分：{earned:g} / {total:g}（每一步的测试单元格只有全部检查通过才得分）。"},
+    "notebook.points_row": {"en": "{earned:>5g} / {points:<3g} points", "zh": "{earned:>5g} / {points:<3g} 分"},
+    "notebook.total": {"en": "Points: {earned:g} of {total:g}.", "zh": "得分：{earned:g} / {total:g}。"},
+    "notebook.total_public": {
+        "en": "Points on the public checks: {earned:g} of {total:g}. The grade is given at grading, where the same "
+              "cells also run hidden checks.",
+        "zh": "公开检查的得分：{earned:g} / {total:g}。成绩在评分时给出，那时这些单元格还会运行隐藏检查。"},
     "notebook.read_next": {"en": "Next: step {number}. Read {read} (beside this notebook).",
                   "zh": "下一步：第 {number} 步。请读 {read}（在这个 notebook 旁边）。"},
     # --- the nbgrader course's kernel, started by `nbgrader autograde` (nbgrader_course/barrier.py, runtime.py) ---
@@ -497,8 +539,8 @@ MESSAGES = {
               "course folder that `attnkit nbgrader-course` wrote, and regenerate the course if you changed that file",
         "zh": "在 {here} 及其上级文件夹中找不到隐藏测试（{path}，SHA-256 {digest}…）：请在 `attnkit nbgrader-course` "
               "写出的课程文件夹中运行 nbgrader；如果改动过那个文件，请重新生成课程"},
-    "notebook.all_passed": {"en": "Every step passes here. That is not full marks yet: the hidden checks run at grading.",
-                   "zh": "每一步在这里都通过了。这还不等于满分：评分时还会运行隐藏检查。"},
+    "notebook.all_passed": {"en": "Every step passes its public checks.",
+                            "zh": "每一步都通过了公开检查。"},
 }
 
 

@@ -6,23 +6,30 @@ and verdicts are the kit's: every case is judged by the one harness (`harness`) 
 stored case form (`stored`). The cell ends with `configure(assignment, digest)`: the course's steps, their points and
 their public cases are read from data/<assignment>.json in this package's folder. A test cell is one
 call, `check("step2_scores")`: it runs the step's public cases and, in the course folder at grading,
-its hidden ones (`find_hidden`), then prints the outcome, or raises an error that IPython shows as the
-message alone (nbgrader then gives the cell 0 points). The test cells are the same in the released notebook (no hidden-tests block for
-nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
+its hidden ones (`find_hidden`), prints the outcome and returns the points the cell earns: each case
+its share of the step's points by weight, paid by the rule of `credit` (the one `attnkit grade` uses),
+a case failed only on an earlier step it called that fails its own checks counted as passed (`attnkit
+grade` runs the reference of that step: no double penalty). nbgrader reads a test cell's number as its
+partial credit. A cell that earns nothing raises an error that IPython shows as the message alone
+(nbgrader then gives it 0 points). The test cells are the same in the released notebook (no
+hidden-tests block for nbgrader to strip, so a returned test cell keeps the checksum nbgrader recorded).
 """
 import hashlib
+import inspect
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import harness, stored
+from . import credit, harness, notebook_namespace, stored
 from .harness import Ending
 from .judge import Verdict, portable_case, teaching_message
 from .i18n import pick
 from .messages import say
 from .notebook_feedback import (MOST_MESSAGES, StepFailed, StepNotWritten, blocked_by, exception_text, progress_table, text,
-                       their_frames)
+                                their_frames)
+from .status import Status
 
 HIDDEN_DIR = "hidden_tests"  # in the course root, beside source/: nbgrader never copies it anywhere
 COURSE_CONFIG = "nbgrader_config.py"  # in the course root: where the hidden cases must be found
@@ -77,6 +84,7 @@ class StepChecks:
         self.not_written = {}  # NotImplementedError message -> whether it is this step's own, once each
         self.blamed = {}  # the earlier steps (modules) failing cases called that fail their own checks
         self.blamed_failures = 0  # failures of cases that called one of them, told by one pointer to it
+        self.judged = []  # (credit.Judged, weight) of every case run, for the points
 
     def run(self, spec, visibility="public"):
         """Run one case (in the stored form of `stored.py`, made by the course builder) on the learner's
@@ -85,36 +93,46 @@ class StepChecks:
         calls = [stored.call(call) for call in spec["calls"]]
         self.counts[visibility][1] += 1
         judged = self._judge(case, spec, calls)
-        if judged is None:
+        # failed on a failing earlier step it called (not on a stub: this step's own code may be one too)
+        blamed = judged.message is not None and judged.result is not None and bool(judged.result.blamed)
+        self.judged.append((credit.Judged((self.module, case.function), visibility == "public",
+                                          spec["expected"] is not None,
+                                          Status.PASSED if blamed else judged.status,
+                                          judged.result.diagnosis if judged.result else None, case.tolerance,
+                                          None if blamed else judged.parts), spec.get("weight", 1.0)))
+        if judged.message is None:
             return
-        message, raised_at, blamed = judged
-        if not message:
+        if not judged.message:
             self.counts[visibility][0] += 1
         elif blamed:  # it ran on a failing earlier step it called: the pointer to that step says it (report)
             self.blamed_failures += 1
         else:
-            self.failures.append((visibility, pick(case.concept), message, raised_at))
+            self.failures.append((visibility, pick(case.concept), judged.message, judged.raised_at))
 
     def _judge(self, case, spec, calls):
-        """(the teaching message, "" when the case passed; where the learner's code raised or None; whether
-        an earlier step is blamed), or None for a function not written yet."""
+        """The case's _Judged: its teaching message ("" when it passed, None for a function not written
+        yet), where the learner's code raised, its CaseResult (None for a function not defined)."""
         fn = self.namespace.get(case.function)
         if not callable(fn):
-            return teaching_message(case, calls, Verdict(False, "missing", f"{case.function}() is not defined: run "
-                                    "this step's solution cell first, and keep the function's name and signature")), None, False
+            return _Judged(teaching_message(case, calls, Verdict(False, "missing", text("not_defined", function=case.function))),
+                           Status.FAILED)
         outcome = harness.call_case(fn, case, calls, self.log, seconds=0)  # nbgrader's cell timeout is the limit
         result = harness.judge_outcome(case, calls, outcome, lambda: stored.outputs(spec["expected"]), case.forms,
                                        stored.StoredMistakes({case.name: spec["mistakes"]}), self.earlier_passes)
         self.blamed.update(dict.fromkeys(result.blamed))
+
+        def parts():
+            return [(call, v) for call, out in zip(calls, outcome.results or ()) for v in out.values()]
+
         if outcome.ending == Ending.NOT_WRITTEN:
             self.not_written.setdefault(outcome.error, result.not_written)
-            return None
+            return _Judged(None, result.status, result=result)
         if outcome.ending == Ending.RAISED:  # the message shows where in the learner's code it raised
-            frames = their_frames(outcome.exception)
+            frames = their_frames(outcome.exception, cell_names(self.namespace))
             verdict = Verdict(False, "exception", exception_text(outcome.exception, frames))
-            return (teaching_message(case, calls, verdict, result.diagnosis_text), (outcome.error_type, *frames),
-                    bool(result.blamed))
-        return result.message, None, bool(result.blamed)
+            return _Judged(teaching_message(case, calls, verdict, result.diagnosis_text), result.status,
+                           (outcome.error_type, *frames), result, parts)
+        return _Judged(result.message, result.status, None, result, parts)
 
     def run_all(self, hidden):
         """The step's public cases, then its hidden ones (`hidden`: the hidden-cases file's data, or None)."""
@@ -123,6 +141,11 @@ class StepChecks:
         for spec in hidden["steps"][self.module] if hidden else ():
             self.run(spec, "hidden")
         return self
+
+    def score(self):
+        """The points this step's cases earn (credit's rule, each case its weight's share of the step's)."""
+        paying = credit.paid([j for j, _ in self.judged])
+        return credit.step_score(self.step["points"], [w for _, w in self.judged], paying)
 
     @property
     def outcome(self):
@@ -145,8 +168,9 @@ class StepChecks:
         return ([f for k, f in enumerate(self.failures) if k in chosen],
                 [f for k, f in enumerate(self.failures) if k not in chosen])
 
-    def report(self, blockers=()):
-        """The summary and messages; raises StepFailed / StepNotWritten when not everything passed.
+    def report(self, blockers=(), score=0.0):
+        """Print the summary and messages of a step that earns `score` points; raise StepFailed /
+        StepNotWritten instead when it earns none and not everything passed.
 
         `blockers`: earlier steps (dicts) that this step's failing cases called and that do not pass their
         own checks: they are named first, in place of the failures of the cases that called them; the
@@ -159,11 +183,13 @@ class StepChecks:
             concepts = pick(self.step["hidden_concepts"])
             if not hidden_run and concepts:
                 lines.append(text("hidden_also", concepts=say("ladder.concept_separator").join(concepts)))
+            if score != self.step["points"]:  # passed cases that the rule does not pay
+                lines.append(text("earned", earned=score, points=self.step["points"]))
             print("\n".join(lines))
             return
         own = [t for t, mine in self.not_written.items() if mine] or ([] if blockers else list(self.not_written))
         pointers = [blocked_by(blockers)] if blockers else []
-        if not self.failures and not self.blamed_failures:  # only stubs' NotImplementedError: what to write first
+        if not self.failures and not self.blamed_failures and not score:  # only stubs' NotImplementedError
             raise StepNotWritten("\n\n".join([*own, *pointers]))
         lines += ["\n" + text("not_written", text=t) for t in own] + ["\n" + p for p in pointers]
         shown, rest = self._shown_and_rest()
@@ -171,11 +197,25 @@ class StepChecks:
         if rest:
             concepts = say("ladder.concept_separator").join(dict.fromkeys(c for _, c, _, _ in rest))
             lines.append("\n" + text("more", count=len(rest), concepts=concepts))
-        raise StepFailed("\n".join([*lines, "", text("points", points=self.step["points"])]))
+        lines += ["", text("earned", earned=score, points=self.step["points"])]
+        if not score:
+            raise StepFailed("\n".join(lines))
+        print("\n".join(lines))
+
+
+@dataclass
+class _Judged:
+    """What StepChecks._judge found for one case (see there); `parts()` as credit.Judged's."""
+
+    message: str | None
+    status: Status
+    raised_at: tuple | None = None
+    result: harness.CaseResult | None = None
+    parts: object = None
 
 
 COURSE = {}  # set by configure(): "assignment", "digest", "steps" {module: step dict}
-OUTCOMES = {}  # {module: outcome} of the test cells run in this kernel, for progress()
+OUTCOMES = {}  # {module: (outcome, points earned)} of the test cells run in this kernel, for progress()
 
 
 def configure(assignment, digest):
@@ -183,6 +223,19 @@ def configure(assignment, digest):
     steps are read from DATA_DIR ([{module, number, title, points, read, depends_on, hidden_concepts, public}])."""
     steps = json.loads((DATA_DIR / public_checks_name(assignment)).read_text(encoding="utf-8"))
     COURSE.update(assignment=assignment, digest=digest, steps={s["module"]: s for s in steps})
+    notebook_namespace.install(sys._getframe(1).f_globals)  # `from step3_masks import …` gives the notebook's names
+
+
+def cell_names(namespace):
+    """{file name of a cell, as Python compiled it: "the cell of step 3 (step3_masks)"} for the cells in
+    `namespace` that define the course's steps' functions."""
+    names = {}
+    for module, step in COURSE.get("steps", {}).items():
+        for name in _functions(module):
+            code = getattr(inspect.unwrap(namespace[name]), "__code__", None) if callable(namespace.get(name)) else None
+            if code is not None:
+                names.setdefault(code.co_filename, text("cell_of", number=step["number"], module=module))
+    return names
 
 
 def _functions(module):
@@ -212,13 +265,16 @@ def earlier_steps_watched(module, namespace, hidden):
 
 
 def check(module):
-    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace."""
+    """A test cell: run step `module`'s checks on the functions defined in the calling cell's namespace;
+    return the points the cell earns (a float: nbgrader reads the cell's result as its partial credit)."""
     namespace = sys._getframe(1).f_globals
     hidden = find_hidden(COURSE["assignment"], COURSE["digest"])
     with earlier_steps_watched(module, namespace, hidden) as (log, earlier_passes):
         checks = StepChecks(COURSE["steps"][module], namespace, log, earlier_passes).run_all(hidden)
-    OUTCOMES[module] = checks.outcome
-    checks.report([COURSE["steps"][m] for m in checks.blamed])
+    score = checks.score()
+    OUTCOMES[module] = (checks.outcome, score)
+    checks.report([COURSE["steps"][m] for m in checks.blamed], score)
+    return score
 
 
 def progress():

@@ -5,8 +5,8 @@ Part of the runtime folder the notebook imports (notebook.py): standard library 
 """
 import os
 import sysconfig
-import textwrap
 import traceback
+import unicodedata
 
 from .i18n import pick
 from .messages import say
@@ -15,6 +15,7 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the checks'
 _LIBRARIES = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")})
 MOST_FRAMES = 4  # of the learner's own, the innermost
 MOST_MESSAGES = 3  # teaching messages shown in full; the other failed checks get one line each
+TITLE_WIDTH = 58  # columns of a step's title in the progress table
 
 
 def text(key, **values):
@@ -38,22 +39,25 @@ class StepNotWritten(_MessageOnly, NotImplementedError):
     """A step whose functions still raise the stub's NotImplementedError."""
 
 
-def _where(filename):
-    """'Cell In[7]' for a notebook cell (as IPython names it), else the file's name."""
+def _where(filename, cells):
+    """How a frame's file is named: the step whose cell it is (`cells`: {file name: "the cell of step 3
+    (step3_masks)"}), with 'Cell In[7]' as IPython names it, else the file's name."""
     try:
-        return f"Cell In[{get_ipython().compile._filename_map[filename]}]"  # noqa: F821 (IPython's builtin)
+        run = f"Cell In[{get_ipython().compile._filename_map[filename]}]"  # noqa: F821 (IPython's builtin)
     except (NameError, AttributeError, KeyError):
-        return filename
+        run = filename
+    return f"{cells[filename]} ({run})" if filename in cells else run
 
 
-def their_frames(err):
+def their_frames(err, cells=None):
     """The learner's own frames of `err`'s traceback, innermost last, as text lines (no checking code,
-    no standard library, no numpy): in a notebook, its cells."""
+    no standard library, no numpy): in a notebook, its cells, named by their step (`cells`, as `_where`
+    takes it) and with the line in the cell."""
     frames = [f for f in traceback.extract_tb(err.__traceback__)
               if not f.filename.startswith(PACKAGE_DIR) and not f.filename.startswith(_LIBRARIES)]
     lines = []
     for frame in frames[-MOST_FRAMES:]:
-        lines.append(f"  {_where(frame.filename)}, line {frame.lineno}, in {frame.name}")
+        lines.append(f"  {_where(frame.filename, cells or {})}, line {frame.lineno}, in {frame.name}")
         if frame.line:
             lines.append(f"    {frame.line}")
     return lines
@@ -73,19 +77,37 @@ def blocked_by(steps):
 
 def progress_table(steps, outcomes, hidden_ran):
     """The closing cell's table: one row per step (`steps`: the course's step dicts, in order) with its
-    points and its outcome in this kernel (`outcomes`: {module: "passed" | "failed" | "not_started"})."""
+    points and its outcome in this kernel (`outcomes`: {module: ("passed" | "failed" | "not_started",
+    points earned)}), its columns aligned in a monospace font (a CJK character is two columns wide)."""
     whose = text("whose_all") if hidden_ran else text("whose_public")
     lines = [text("progress", whose=whose)]
-    next_step = next((s for s in steps if outcomes.get(s["module"]) != "passed"), None)
-    for s in steps:
-        status = text(outcomes.get(s["module"], "not_run"))
+    next_step = next((s for s in steps if outcomes.get(s["module"], ("",))[0] != "passed"), None)
+    labels = [text("step_label", number=s["number"]) for s in steps]
+    label_width = max(map(_width, labels))
+    for s, label in zip(steps, labels):
+        outcome, earned = outcomes.get(s["module"], ("not_run", 0.0))
         pointer = text("next") if s is next_step else ""
-        title = textwrap.shorten(pick(s["title"]), width=58, placeholder=" …")
-        lines.append(f"  step {s['number']}  {title:<58} {text('points_row', points=s['points'])}   {status}{pointer}")
-    earned = sum(s["points"] for s in steps if outcomes.get(s["module"]) == "passed")
-    lines += ["", text("total", earned=earned, total=sum(s["points"] for s in steps))]
+        lines.append(f"  {_fit(label, label_width)}  {_fit(pick(s['title']), TITLE_WIDTH)}  "
+                     f"{text('points_row', earned=earned, points=s['points'])}   {text(outcome)}{pointer}")
+    earned = sum(outcomes.get(s["module"], ("", 0.0))[1] for s in steps)
+    total = sum(s["points"] for s in steps)
+    lines += ["", text("total" if hidden_ran else "total_public", earned=round(earned, 6), total=total)]
     if next_step is None and not hidden_ran:
         lines.append(text("all_passed"))
     elif next_step is not None:
         lines.append(text("read_next", number=next_step["number"], read=pick(next_step["read"])))
     return "\n".join(lines)
+
+
+def _width(line):
+    """The columns `line` takes in a monospace font: 2 for a wide (CJK) character, else 1."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def _fit(line, width):
+    """`line` padded with spaces to `width` columns, or cut to fit with " …" at its end."""
+    if _width(line) > width:
+        while _width(line) > width - 2:
+            line = line[:-1]
+        line = line.rstrip() + " …"
+    return line + " " * (width - _width(line))

@@ -119,10 +119,9 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
              for t, planned, paying in zip(judged, plan.cases, pays)]
     steps = {}
     for module in plan.steps:
-        earned = sum(p.case.weight for p, paying in zip(plan.cases, pays) if paying and p.case.step.module == module)
-        total = plan.step_weight[module]
+        mine = [(p.case.weight, paying) for p, paying in zip(plan.cases, pays) if p.case.step.module == module]
         worth = plan.step_points[module]
-        steps[module] = (float(worth) if earned == total else round(worth * earned / total, 6), float(worth))
+        steps[module] = (credit.step_score(worth, [w for w, _ in mine], [paying for _, paying in mine]), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
                   {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation, problem=problem)

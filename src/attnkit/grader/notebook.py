@@ -5,7 +5,10 @@ Convention shared with the nbgrader course builder: the solution cell of each st
 import …` / `from stepN_… import …` lines (the notebook is one namespace). Each step's module is
 rebuilt by prepending `from shape_checks import *` and `from <dep> import *` for the steps it
 depends on, plus the notebook's other import statements; the kit's own imports (those, and the
-checks cell's `import attnkit_runtime.notebook`) are left out, as `kit_imports` says. Without the
+checks cell's `import attnkit_runtime.notebook`) are left out, as `kit_imports` says. The header is
+one line joined to the cell's first line (`…; import numpy as np; <the cell's docstring>`) when that line
+can follow a `;` (not a `def`, `class`, `if`, decorator…), so that a line of the module is the same
+line of the step's cell: an error's "step3_masks.py, line 19" is line 19 of the cell under "Step 3". Without the
 metadata, the cells whose code defines the step's functions are used. IPython magics and shell lines are commented out. The
 notebook is read as JSON and its code only parsed here, never run; both are learner input, so their
 size is capped before parsing and a nesting too deep to parse is a NotebookError or an unparsed cell,
@@ -21,6 +24,7 @@ from ..kit_imports import is_kit_import, without_kit_imports
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s", re.M)  # cells without these are never parsed
 _TOP_LEVEL_IMPORT = re.compile(r"^(import|from)\s", re.M)
+_COMPOUND = re.compile(r"\s*(@|(def|class|if|elif|else|for|while|with|try|except|finally|match|case|async)\b)")
 MAX_CODE_CHARS = 1_000_000  # all code cells together (a whole solution is ~20 kB): parsing costs ~2 s per MB
 
 
@@ -54,8 +58,16 @@ def step_sources(text):
         if body:
             header = ["from shape_checks import *", *(f"from {dep} import *" for dep in step.depends_on),
                       *shared_imports]
-            sources[step.filename] = "\n".join(header) + "\n\n" + "\n\n".join(body) + "\n"
+            sources[step.filename] = _with_header(header, "\n\n".join(body)) + "\n"
     return sources
+
+
+def _with_header(header, code):
+    """`code` after the `header` statements: on its first line, when a statement may follow them there,
+    so that its lines keep their numbers; else on lines of their own before it."""
+    if _COMPOUND.match(code.split("\n", 1)[0]):
+        return "\n".join(header) + "\n\n" + code
+    return "; ".join(header) + "; " + code
 
 
 def _grade_id(cell):

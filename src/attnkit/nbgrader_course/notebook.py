@@ -23,6 +23,8 @@ from ..kit_imports import without_kit_imports
 from ..paths import SOLUTIONS_DIR
 from . import texts
 from .runtime_folder import FOLDER
+from attnkit_runtime.i18n import LANGUAGES, pick
+from attnkit_runtime.messages import MESSAGES
 
 ASSIGNMENT = "attention"
 EXTENSION = "attention_extension"
@@ -88,13 +90,18 @@ def steps_data(track):
              "read": lessons.links(s.lesson),
              "depends_on": [m for m in s.depends_on if m in own],
              "hidden_concepts": concepts(cases_for(s.module, "hidden")),
-             "public": [portable_cases.case_spec(c, sampled=True) for c in cases_for(s.module, "public")]}
+             "public": [_weighed(c, portable_cases.case_spec(c, sampled=True)) for c in cases_for(s.module, "public")]}
             for s in steps]
+
+
+def _weighed(case, spec):
+    """The stored form `spec` of `case` with its weight, its share of the step's points (rubric.py)."""
+    return {**spec, "weight": case.weight}
 
 
 def hidden_cases(assignment=ASSIGNMENT):
     """{"steps": {step module: [hidden case in the stored form, …]}}: the file the test cells read at grading."""
-    return {"steps": {s.module: [portable_cases.case_spec(c) for c in cases_for(s.module, "hidden")]
+    return {"steps": {s.module: [_weighed(c, portable_cases.case_spec(c)) for c in cases_for(s.module, "hidden")]
                       for s in manifest.steps(TRACKS[assignment])}}
 
 
@@ -104,6 +111,11 @@ def _nbgrader(grade_id, *, solution=False, grade=False, locked=False, points=Non
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
+
+
+def _provided(grade_id):
+    """A provided cell's metadata: locked, worth 0 points, its code collapsed (Jupyter shows one line)."""
+    return {**_nbgrader(grade_id, grade=True, locked=True, points=0), "jupyter": {"source_hidden": True}}
 
 
 def _code(cell_id, source, metadata):
@@ -120,17 +132,17 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
     hidden-cases file."""
     track = TRACKS[assignment]
     points = rubric.step_points(track)
-    checks_meta = {**_nbgrader(CHECKS_CELL, grade=True, locked=True, points=0), "jupyter": {"source_hidden": True}}
+    checks_meta = _provided(CHECKS_CELL)
     shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
         _markdown("intro", texts.intro(track)),
+        _markdown("about_points", texts.about_points()),
         # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
-        _code("shape_checks", shape_checks, _nbgrader("shape_checks", grade=True, locked=True, points=0)),
+        _code("shape_checks", shape_checks, _provided("shape_checks")),
         _code(CHECKS_CELL, checks_source(assignment, digest), checks_meta),
     ]
     if manifest.steps(track)[0].number > 1:
-        cells.append(_code(EARLIER_STEPS_CELL, earlier_steps_source(track, solutions_dir),
-                           _nbgrader(EARLIER_STEPS_CELL, grade=True, locked=True, points=0)))
+        cells.append(_code(EARLIER_STEPS_CELL, earlier_steps_source(track, solutions_dir), _provided(EARLIER_STEPS_CELL)))
     for step in manifest.steps(track):
         worth = points[step.module]
         cells += [

@@ -8,6 +8,7 @@ from contextvars import ContextVar
 
 from .. import lessons
 from attnkit_runtime.i18n import LANGUAGES, check_language, pick
+from attnkit_runtime.messages import MESSAGES
 
 LESSONS = {"en": ("The lessons are in the folder `lessons/` beside this notebook, in English (`lessons/en/`) and "
            "Chinese (`lessons/zh/`): one per step, plus references on mask polarity across APIs, padding, "
@@ -83,12 +84,6 @@ notation of the lessons:
 `raise NotImplementedError(...)` in the step's code cell with your code, run that cell, and run the
 test cell under it. A test cell prints what it expected, what it got and where to read. Later steps
 use your earlier functions (step 6 calls steps 1–5), so go in order.
-
-**Points.** Each step's test cell is worth that step's points, all or nothing: nbgrader gives a
-cell its points only when every check in it passes. The test cells you see run the public checks;
-at grading, hidden checks (other shapes, float32, batches of heads, KV-cache frames, …) run in the
-same cells, so passing everything here does not yet mean full marks. Do not delete or edit the
-test cells: they are restored from the instructor's copy when your notebook is graded.
 """,
                   "zh": """# 单头因果自注意力，用 numpy 实现
 
@@ -110,11 +105,6 @@ test cells: they are restored from the instructor's copy when your notebook is g
 **怎么做。** 先运行下面两个提供的单元格。然后每一步：把这一步代码单元格里的每个
 `raise NotImplementedError(...)` 换成你的代码，运行这个单元格，再运行它下面的测试单元格。测试单元格会打印
 应得的结果、你的结果以及该读哪里。后面的步骤会调用你前面写的函数（第 6 步调用第 1–5 步），所以请按顺序做。
-
-**得分。** 每一步的测试单元格值这一步的分数，要么全得，要么不得：只有单元格里的每项检查都通过，nbgrader
-才给这个单元格分数。你看到的测试单元格运行的是公开检查；评分时，隐藏检查（其他形状、float32、成批的 Head、
-KV Cache 场景……）会在同样的单元格里运行，所以这里全部通过还不等于满分。不要删除或修改测试单元格：评分时
-它们会从教师的版本恢复。
 """},
          "extension": {"en": """# Beyond one head: GPT-2's attention layer and decoding with a KV cache
 
@@ -139,10 +129,6 @@ llama.cpp's tensors (GGML's `ne` shapes, flat buffers, padded `kq` dumps) as the
 (`attention`, `project`, …) for your new code to call. Then, for each step, replace every
 `raise NotImplementedError(...)` in the step's code cell with your code, run it, and run the test
 cell under it.
-
-**Points.** Each step's test cell is worth that step's points, all or nothing. Hidden checks
-(GPT-2 Small's sizes, float32, more chunkings) run in the same cells at grading. Do not delete or
-edit the test cells or the provided cells: they are restored from the instructor's copy at grading.
 """,
                        "zh": """# 不止一个 Head：GPT-2 的 Attention 层与带 KV Cache 的解码
 
@@ -165,16 +151,18 @@ llama.cpp 的张量（GGML 的 `ne` 形状、扁平缓冲区、带填充的 `kq`
 **怎么做。** 先运行提供的单元格：第三个里有第 1–6 步的可用版本（`attention`、`project` ……），供你的新代码
 调用。然后每一步：把这一步代码单元格里的每个 `raise NotImplementedError(...)` 换成你的代码，运行它，再运行
 它下面的测试单元格。
-
-**得分。** 每一步的测试单元格值这一步的分数，要么全得，要么不得。评分时，隐藏检查（GPT-2 Small 的尺寸、
-float32、更多分块方式）会在同样的单元格里运行。不要删除或修改测试单元格和提供的单元格：评分时它们会从教师的
-版本恢复。
 """}}
 
 
 def intro(track):
     """The opening cell of `track`'s notebook, in the notebook's languages."""
     return _in_each({lang: text.format(lessons=LESSONS[lang]) for lang, text in INTRO[track].items()}, "\n\n---\n\n")
+
+
+def about_points():
+    """The cell on how the test cells earn points and how to switch the checks' language."""
+    return _in_each({lang: "\n\n".join(pick(MESSAGES[key], lang) for key in ("notebook.points_rule", "notebook.language"))
+                     for lang in LANGUAGES})
 
 
 def _link(reference, lang):
@@ -184,8 +172,8 @@ def _link(reference, lang):
 
 
 STEP = {"en": "## Step {number}: {title}", "zh": "## 第 {number} 步：{title}"}
-READ_AND_WORTH = {"en": "Read: {link}. The test cell below is worth **{points:g} points** (all or nothing).",
-                  "zh": "阅读：{link}。下面的测试单元格值 **{points:g} 分**（要么全得，要么不得）。"}
+READ_AND_WORTH = {"en": "Read: {link}. The test cell below is worth **{points:g} points**.",
+                  "zh": "阅读：{link}。下面的测试单元格值 **{points:g} 分**。"}
 
 
 def step_markdown(step, points):
