@@ -456,7 +456,7 @@ MESSAGES = {
               "在一个单元格里运行 `import os; os.environ[\"ATTNKIT_LANG\"] = \"zh\"`（或 `\"en\"`），再重新运行测试单元格。"},
     "notebook.points_rule": {
         "en": "**Points.** Each step's test cell is worth that step's points, shared among its checks: the cell shows "
-              "the points it earns, and nbgrader gives it exactly those, as `attnkit grade` does. The test cells you "
+              "the points it earns, and nbgrader gives it exactly those, by the same rule as the course's own grader. The test cells you "
               "see run the public checks; at grading, hidden checks (other shapes, float32, batches of heads, …) run "
               "in the same cells, and a public check's share counts once the function also passes a hidden check "
               "on its values. So the points you see here are the public checks' only: the grade is given at grading. "
@@ -464,7 +464,7 @@ MESSAGES = {
               "step's cell counts it). Do not delete or edit the test cells or the provided cells: they are "
               "restored from the instructor's copy when your notebook is graded.",
         "zh": "**分数。** 每一步的测试单元格值这一步的分数，由它的各项检查分摊：单元格会显示它得到的分数，"
-              "nbgrader 给的正是这个分数，与 `attnkit grade` 相同。你看到的测试单元格运行公开检查；评分时，同样的"
+              "nbgrader 给的正是这个分数，规则与课程自己的评分程序相同。你看到的测试单元格运行公开检查；评分时，同样的"
               "单元格还会运行隐藏检查（其他形状、float32、多头批量……），而一项公开检查的那一份，只有在函数也通过"
               "一项检查数值的隐藏检查后才计分。所以这里看到的分数只是公开检查的：成绩在评分时给出。"
               "如果一项检查只是因为它调用的前面某一步有错而未通过，这一步不扣分（由那一步的单元格计）。"

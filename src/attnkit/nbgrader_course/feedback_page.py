@@ -1,7 +1,9 @@
 """The course's feedback page: nbgrader's own template, with each test cell named by its step in the
 summary (not "Test cell" once per step), a font stack that has CJK fonts for the Chinese text, and a
 small stylesheet of its own in place of the ~220 kB of Bootstrap and notebook CSS nbgrader inlines in
-every page; the provided cells' code (the same in every notebook) is shown as one line.
+every page; the provided cells' code (the same in every notebook) is shown as one line, and the other
+code cells as plain text: pygments' highlighting spans made a step's code cell 2.5 times its text, and
+with the stubs' docstrings in two languages the page passed 100 kB.
 
 `nbgrader generate_feedback` uses it through nbgrader_config.py: HTMLExporter.template_file names this
 file, whose folder nbconvert then searches first; nbgrader's template (template_name "feedback") is
@@ -22,7 +24,7 @@ MONO = ('Menlo, Consolas, "DejaVu Sans Mono", "Noto Sans Mono CJK SC", "Noto San
         '"PingFang SC", "Microsoft YaHei", monospace')
 CSS = (f"body, .rendered_html, .nbgrader-label {{ font-family: {SANS}; }}\n"
        f"pre, code, kbd, samp, .output_text, .output_error, .CodeMirror {{ font-family: {MONO}; }}")
-# The page's own layout: cells, nbgrader's panels and scores, outputs, Python's highlighting (pygments' classes).
+# The page's own layout: cells, nbgrader's panels and scores, outputs.
 LAYOUT = """body { margin: 1em auto; max-width: 70em; padding: 0 1em; font-size: 14px; line-height: 1.45; color: #222; }
 .panel { border: 1px solid #ccc; border-radius: 4px; margin: 0.6em 0; }
 .panel-heading { background: #f3f3f3; padding: 0.4em 0.6em; border-bottom: 1px solid #ccc; }
@@ -35,11 +37,6 @@ pre { white-space: pre-wrap; margin: 0.3em 0; }
 .input_area pre { background: #f7f7f7; padding: 0.4em; border-radius: 3px; }
 .output_stderr, .output_error pre { background: #fdecec; }
 .late-penalty { color: #d2413a; }
-.highlight .k, .highlight .kn, .highlight .ow { color: #008000; font-weight: bold; }
-.highlight .s, .highlight .s1, .highlight .s2, .highlight .sd { color: #ba2121; }
-.highlight .c, .highlight .c1 { color: #3d7b7b; font-style: italic; }
-.highlight .mi, .highlight .mf { color: #666; }
-.highlight .nf, .highlight .nc { color: #0000ff; }
 .ansi-red-fg { color: #c00; } .ansi-green-fg { color: #080; } .ansi-cyan-fg { color: #088; }
 .ansi-bold { font-weight: bold; }"""
 PROVIDED = ("shape_checks", "attnkit_checks", "earlier_steps")  # grade_ids whose code every notebook shares
@@ -55,7 +52,7 @@ def step_labels():
 
 def template():
     """The template: nbgrader's feedback page, its summary's test cells named by step, the CJK font stack,
-    its own small stylesheet, the provided cells' code as one line."""
+    its own small stylesheet, the provided cells' code as one line and the others' as plain text."""
     labels = json.dumps(step_labels(), ensure_ascii=False)
     return f"""{{%- extends 'index.html.j2' -%}}
 {{#- Written by `attnkit nbgrader-course`: nbgrader's feedback page with the test cells named by their step
@@ -76,7 +73,7 @@ def template():
 {{%- if cell.metadata.nbgrader and cell.metadata.nbgrader.grade_id in {list(PROVIDED)!r} -%}}
 <div class="inner_cell"><div class="input_area"><pre># {{{{ cell.metadata.nbgrader.grade_id }}}}: {say('notebook.provided_code')}</pre></div></div>
 {{%- else -%}}
-{{{{ super() }}}}
+<div class="inner_cell"><div class="input_area"><pre>{{{{ cell.source | escape }}}}</pre></div></div>
 {{%- endif -%}}
 {{% endblock input %}}
 {{% block body %}}
