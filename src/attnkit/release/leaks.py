@@ -202,10 +202,13 @@ def _held(patterns, haystacks):
         if len(pattern) >= 8:
             heads.setdefault(pattern[:8], []).append(pattern)
     keys = np.sort(np.frombuffer(b"".join(heads), dtype=np.uint64))
+    first_two = np.zeros(1 << 16, dtype=bool)  # the first 2 bytes of a head: the low 16 bits of its word
+    first_two[keys & np.uint64(0xFFFF)] = True
     for hay in haystacks:
         for offset in range(min(8, len(hay))):
             words = np.frombuffer(hay, dtype=np.uint64, count=(len(hay) - offset) // 8, offset=offset)
-            for at in (offset + 8 * np.flatnonzero(found_in(keys, words))).tolist():
+            maybe = np.flatnonzero(first_two[words & np.uint64(0xFFFF)])
+            for at in (offset + 8 * maybe[found_in(keys, words[maybe])]).tolist():
                 found |= {p for p in heads[hay[at:at + 8]] if hay.startswith(p, at)}
     return found
 
