@@ -24,7 +24,7 @@ class Limits:
     # machine) and at most call_seconds; the submission, reference_allowance + reference_factor x the
     # reference's time on all its calls, at most submission_seconds (call_limit, submission_budget)
     reference_factor: float | None = 20.0
-    reference_allowance: float = 1.5
+    reference_allowance: float = 1.0
     call_floor_seconds: float = 0.25
     submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
 
