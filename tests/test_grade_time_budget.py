@@ -1,19 +1,21 @@
-"""With --reference-factor, a submission's time budget is scaled to the reference's own time on the same
-calls (measured when the run starts): an honest but slow submission (Python loops over rows and columns) still scores 100, and a
-hostile one (every graded function loops forever, sleeps or allocates 1 TB) is stopped there, far before
---submission-seconds, each test an error or a timeout that says why. No timing is asserted."""
+"""By default (--reference-factor 20) a submission's time budget, and each call's limit, are scaled to the
+reference's own time on the same calls (measured when the run starts): an honest but slow submission (Python
+loops over rows and columns) still scores 100, a hostile one (every graded function loops forever, sleeps or
+allocates 1 TB) is stopped there, far before --submission-seconds, each test an error or a timeout that says
+why, and one function that never returns costs only its own tests. No timing is asserted."""
 import re
 
 import pytest
 
-from attnkit.grader.bench import HOSTILE, copy_hostile, copy_slow
+from attnkit.grader.bench import HOSTILE, copy_hostile, copy_slow, copy_solutions
 from attnkit.grader.sandbox import Limits
-from attnkit.grader.sandbox_types import submission_budget
+from attnkit.grader.sandbox_types import call_limit, submission_budget
 from attnkit_runtime.status import Status
-from grading_support import grade_path, plan
+from grading_support import assert_only_functions_lost, grade_path, plan
 
 BUDGET_SPENT = "not run (budget spent)"
-SCALED = Limits(reference_factor=20.0)
+SCALED = Limits()
+HANG = "\n\ndef causal_visible(n_query, n_key=None):\n    while True:\n        pass\n"
 
 
 def test_an_honest_submission_with_python_loops_in_its_core_steps_scores_full_marks(tmp_path):
@@ -26,7 +28,26 @@ def test_the_budget_is_scaled_to_the_reference_and_capped_by_submission_seconds(
     budget = submission_budget(SCALED, jobs)
     assert SCALED.reference_allowance < budget < SCALED.submission_seconds
     assert submission_budget(Limits(submission_seconds=1.0, reference_factor=20.0), jobs) == 1.0
-    assert submission_budget(Limits(), jobs) == Limits().submission_seconds  # off by default
+    assert submission_budget(Limits(reference_factor=None), jobs) == Limits().submission_seconds  # 0: off
+
+
+def test_a_calls_limit_is_scaled_to_the_reference_on_it_between_the_floor_and_call_seconds():
+    jobs = plan().jobs
+    limits = [call_limit(SCALED, job) for job in jobs]
+    assert min(limits) == SCALED.call_floor_seconds and max(limits) <= SCALED.call_seconds
+    slowest = max(jobs, key=lambda job: job.reference_seconds)
+    assert call_limit(Limits(call_floor_seconds=0.0), slowest) == 20.0 * slowest.reference_seconds
+    assert {call_limit(Limits(reference_factor=None), job) for job in jobs} == {SCALED.call_seconds}
+
+
+def test_a_function_that_never_returns_costs_only_its_own_tests_within_the_scaled_budget(tmp_path):
+    folder = copy_solutions(tmp_path / "s")
+    path = tmp_path / "s" / "step3_masks.py"
+    path.write_text(path.read_text(encoding="utf-8") + HANG, encoding="utf-8")
+    graded = grade_path(folder, SCALED)
+    assert_only_functions_lost(graded, {("step3_masks", "causal_visible")})
+    lost = [t for t in graded.tests if t.step == "step3_masks" and t.status != "passed"]
+    assert {t.status for t in lost} == {Status.TIMEOUT, Status.ERROR}  # not run after two timeouts
 
 
 @pytest.mark.parametrize("kind", sorted(HOSTILE))

@@ -180,15 +180,15 @@ def test_without_hidden_cases_every_passed_case_pays():
 
 
 def test_a_results_store_graded_under_another_points_rule_is_regraded(tmp_path, monkeypatch):
-    """The kit's code, the rule among it, is part of the plan's fingerprint (the results store's key), like
+    """The kit's code, the rule among it, is part of the plan's fingerprint (fingerprint.py: the results store's key), like
     the cases and the rubric."""
     import shutil
 
-    from attnkit.grader import plan as plan_module
+    from attnkit import fingerprint
 
-    before = plan_module._fingerprint(manifest.DEFAULT_TRACK)
+    before = fingerprint.kit_fingerprint(manifest.DEFAULT_TRACK)
     package = shutil.copytree(Path(credit.__file__).parent, tmp_path / "attnkit")
     (package / "credit.py").write_text((package / "credit.py").read_text(encoding="utf-8") + "\n# another rule\n",
                                        encoding="utf-8")
-    monkeypatch.setattr(plan_module, "PACKAGE_DIR", package)
-    assert plan_module._fingerprint(manifest.DEFAULT_TRACK) != before
+    monkeypatch.setattr(fingerprint, "PACKAGE_DIR", package)
+    assert fingerprint.kit_fingerprint(manifest.DEFAULT_TRACK) != before

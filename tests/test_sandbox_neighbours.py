@@ -1,7 +1,8 @@
 """Issue 15: submissions graded at the same time cannot signal, trace or read each other, with the
 barrier and without it (`--allow-no-barrier`, no bwrap on the PATH), as root and with CAP_SYS_ADMIN
 dropped. A hostile submission, graded beside an honest one at `--jobs 2`, spends its first import
-killing, stopping, tracing and reading every process it can see; the honest one still scores 100.
+killing, stopping, tracing and reading every process it can see (4 s: the time budget is not scaled to
+the reference's); the honest one still scores 100.
 """
 import json
 import os
@@ -11,6 +12,7 @@ import sys
 import pytest
 
 from attnkit.grader.bench import copy_solutions
+from attnkit.grader.sandbox_types import Isolation
 from attnkit.paths import ROOT
 from test_sandbox_fail_closed import AS_ROOT, DROPPED, NO_BWRAP, PRIVILEGES
 
@@ -53,7 +55,8 @@ def grade_pair(tmp_path, barrier, drop):
         f.write(HOSTILE)
     honest = copy_solutions(tmp_path / "b-honest")
     done = subprocess.run([*(DROPPED if drop else []), sys.executable, "-m", "attnkit.cli", "grade", hostile, honest,
-                           "--json", "--jobs", "2", "--call-seconds", "8", *([] if barrier else ["--allow-no-barrier"])],
+                           "--json", "--jobs", "2", "--call-seconds", "8",
+                           "--reference-factor", "0", *([] if barrier else ["--allow-no-barrier"])],
                           cwd=ROOT, env=None if barrier else NO_BWRAP, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return {os.path.basename(row["submission"]): row for row in map(json.loads, done.stdout.splitlines())}
@@ -65,6 +68,6 @@ def test_a_hostile_neighbour_cannot_touch_an_honest_submission(tmp_path, barrier
     rows = grade_pair(tmp_path, barrier, drop)
     assert rows["b-honest"]["score"] == 100.0, [t for t in rows["b-honest"]["tests"] if t["status"] != "passed"][:3]
     assert rows["a-hostile"]["isolation"] == rows["b-honest"]["isolation"]
-    assert barrier == (not rows["b-honest"]["isolation"].startswith("none")), rows["b-honest"]["isolation"]
+    assert barrier == (rows["b-honest"]["isolation"] == Isolation.BARRIER), rows["b-honest"]["isolation"]
     step1 = [t for t in rows["a-hostile"]["tests"] if t["step"] == "step1_projection"]
     assert step1 and all(t["status"] == "passed" for t in step1), step1[0]  # it saw others and read none

@@ -37,14 +37,17 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
     limits = Limits()
     p.add_argument("--call-seconds", type=float, default=limits.call_seconds,
-                   help=f"time limit of one call of the learner's code (default {limits.call_seconds:g})")
+                   help="time limit of one call of the learner's code, at most (a call may take "
+                        f"--reference-factor times the reference's time on it, at least {limits.call_floor_seconds:g} s; "
+                        f"default {limits.call_seconds:g})")
     p.add_argument("--submission-seconds", type=float, default=limits.submission_seconds,
                    help="time budget of a whole submission, imports and calls, at most; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_seconds:g})")
-    p.add_argument("--reference-factor", type=float, default=0.0,
+    p.add_argument("--reference-factor", type=float, default=limits.reference_factor,
                    help=f"also stop a submission after {limits.reference_allowance:g} s + this many times what the "
-                        "reference takes on the same calls, measured when the run starts (e.g. 20, for a class "
-                        "with hostile submissions; default 0: --submission-seconds only)")
+                        "reference takes on the same calls, and a call after this many times what it takes on that "
+                        f"call, measured when the run starts (default {limits.reference_factor:g}; 0: off, only "
+                        "--call-seconds and --submission-seconds)")
     p.add_argument("--submission-result-bytes", type=int, default=limits.submission_result_bytes,
                    help="budget of array bytes a submission's calls may return in all; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_result_bytes})")

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import cases as catalogue
 from .. import checks, manifest, reference, rubric
-from ..paths import CASES_DIR, DATA_DIR, HIDDEN_CASES_DIR, PACKAGE_DIR, SOLUTIONS_DIR
+from ..fingerprint import kit_fingerprint
 from .sandbox import Job
 from attnkit_runtime.judge import invoke
 
@@ -56,7 +56,7 @@ class Plan:
         self.jobs = tuple(jobs)
         self.case_named = {p.case.name: p.case for p in self.cases}
         self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}
-        self.fingerprint = _fingerprint(track)
+        self.fingerprint = kit_fingerprint(track)  # what a grade depends on besides the submission
         self._memo = {}
         self._lock = threading.Lock()
 
@@ -106,16 +106,3 @@ def _results_key(name, results):
             digest.update(f"|{part}|{arr.dtype.str}|{arr.shape}|".encode())
             digest.update(np.ascontiguousarray(arr).tobytes())
     return digest.digest()
-
-
-def _fingerprint(track):
-    """A hash of everything a grade depends on besides the submission: track, cases, manifest (the points
-    included), solutions, and the kit's own code (the judge, the points rule, the diagnoses, the words of
-    the feedback)."""
-    digest = hashlib.sha256(track.encode() + b"\0")
-    files = [*sorted(CASES_DIR.glob("*.yaml")), *sorted(HIDDEN_CASES_DIR.glob("*.yaml")),
-             DATA_DIR / "manifest.yaml", *sorted(SOLUTIONS_DIR.glob("*.py")),
-             *sorted(PACKAGE_DIR.rglob("*.py"))]
-    for path in files:
-        digest.update(str(path.relative_to(path.parents[1])).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]

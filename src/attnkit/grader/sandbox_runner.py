@@ -27,7 +27,7 @@ import numpy as np
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
 from .sandbox_reference import answer, kit_modules, provided_code
-from .sandbox_types import Stopped, result, submission_budget
+from .sandbox_types import Stopped, call_limit, result, submission_budget
 from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
 from .sandbox_zygote import ZygoteError
 
@@ -130,10 +130,9 @@ class SubmissionRunner:
             return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=round(self.budget, 2)), "time")
         return None
 
-    def _due(self, since):
-        """When an answer requested at `since` must have come by the call's limit (and, besides, by the
-        submission's deadline)."""
-        return since + self.limits.call_seconds
+    def _seconds_for(self, job):
+        """The call's limit: `call_limit` for a job, `call_seconds` for an import (job None)."""
+        return self.limits.call_seconds if job is None else call_limit(self.limits, job)
 
     def _counted(self, res):
         """`res`, or the budget's result when its arrays do not fit in what is left of the byte budget."""
@@ -182,7 +181,7 @@ class SubmissionRunner:
         next one as soon as it has answered), until the queue is empty or the child has to go.
 
         A call's time runs from its predecessor's answer (or its own sending), so each call still
-        gets `call_seconds`. A request names only the call's number in the zygote's stock (its
+        gets its limit (sandbox_types.call_limit). A request names only the call's number in the zygote's stock (its
         arguments are there already), so the requests in flight stay far under the socket buffer
         and sending never blocks. The child may hold an answer back to send it with the next ones
         (Submission.serve), so an answer that never came while later calls were in flight (the
@@ -236,7 +235,7 @@ class SubmissionRunner:
         start = time.monotonic()
         self.sock.settimeout(self.limits.call_seconds)
         self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
-        reply, parts = self._reply_to(nonce, self._due(start), step)
+        reply, parts = self._reply_to(nonce, start + self._seconds_for(None), step)
         return reply, parts, time.monotonic() - start
 
     def _reply_to(self, nonce, due, step, job=None):
@@ -260,12 +259,12 @@ class SubmissionRunner:
             raise WireError("an answer to some other request")
         return reply, parts
 
-    def _failure(self, err, what, seconds, during=""):
-        """The CallResult for an exchange that did not get a well-formed answer."""
+    def _failure(self, err, what, seconds, during="", job=None):
+        """The CallResult for an exchange (a call of `job`, or an import) that did not get a well-formed answer."""
         if isinstance(err, TimeoutError) and time.monotonic() >= self.deadline:
             return self._spent()
         if isinstance(err, TimeoutError):
-            late = f"{what} did not finish{during} within {self.limits.call_seconds:g} s"
+            late = f"{what} did not finish{during} within {round(self._seconds_for(job), 2):g} s"
             return result(Ending.TIMEOUT, say("grade.timeout", error=late), "", seconds)
         if isinstance(err, WireError):
             return _garbled(f"{what}{during}: {err}", seconds)
@@ -310,11 +309,11 @@ class SubmissionRunner:
             pass  # the child is gone or stuck: reading its answer says which
 
     def _answer(self, job, nonce, since):
-        """The CallResult of `job` from the child's next answer, due `call_seconds` after `since`."""
+        """The CallResult of `job` from the child's next answer, due its call limit after `since`."""
         try:
-            reply, parts = self._reply_to(nonce, self._due(since), job.step, job)
+            reply, parts = self._reply_to(nonce, since + self._seconds_for(job), job.step, job)
         except (TimeoutError, EOFError, OSError, WireError) as err:
-            return self._failure(err, f"{job.function}()", time.monotonic() - since)
+            return self._failure(err, f"{job.function}()", time.monotonic() - since, job=job)
         seconds = time.monotonic() - since
         ending, error, exc_type, unnamed = (reply.get(field, "") for field in ("ending", "error", "exc_type", "unnamed"))
         watched = [reply.get(field, []) for field in ("warnings", "modified")]

@@ -12,17 +12,20 @@ ONE_BLAS_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREA
 
 @dataclass(frozen=True)
 class Limits:
-    call_seconds: float = 2.0  # wall time per call (and for importing a step's module)
+    call_seconds: float = 2.0  # wall time per call (and for importing a step's module): at most; see below
     memory_mb: int = 1024  # the submission's memory: RLIMIT_AS of its one process (seccomp denies it a second)
     output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
     max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run
     submission_seconds: float = 30.0  # wall time of the whole submission: imports and calls (at most; see below)
-    # with jobs whose reference time is known: the submission's budget is the smaller of submission_seconds
-    # and reference_allowance + reference_factor x the reference's own time on the same calls (None: no scaling;
-    # off by default: a submission with one hanging function would spend it on that function's timeouts)
-    reference_factor: float | None = None
-    reference_allowance: float = 1.5
+    # with jobs whose reference time is known (Plan measures it), both limits follow the reference's own time
+    # (None: no scaling): a call may take reference_factor x the reference's time on it, at least
+    # call_floor_seconds (what an honest solution with Python loops needs for a small call, with room for a busy
+    # machine) and at most call_seconds; the submission, reference_allowance + reference_factor x the
+    # reference's time on all its calls, at most submission_seconds (call_limit, submission_budget)
+    reference_factor: float | None = 20.0
+    reference_allowance: float = 1.0
+    call_floor_seconds: float = 0.25
     submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
 
 
@@ -45,6 +48,16 @@ class Stopped:
     NOT_RUN = "not_run"  # not made: the function had already timed out too often
     LOAD_ERROR = "load_error"  # its step's file is missing or could not be imported
     BUDGET = "budget"  # not made, or cut short: the submission's time or result bytes were spent
+
+
+def call_limit(limits, job):
+    """The wall seconds one call of `job` may take: `limits.call_seconds`, or less when the job's reference
+    time is known (Limits.reference_factor), never under `limits.call_floor_seconds`: a function that never
+    returns spends a small part of the submission's budget on its timeouts, not all of it."""
+    if limits.reference_factor is None or job.reference_seconds is None:
+        return limits.call_seconds
+    scaled = max(limits.call_floor_seconds, limits.reference_factor * job.reference_seconds)
+    return min(limits.call_seconds, scaled)
 
 
 def submission_budget(limits, jobs):

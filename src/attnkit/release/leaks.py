@@ -15,16 +15,19 @@ import html
 import os
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from .. import checks, manifest
 from ..cases import cases_for
+from ..fingerprint import kit_fingerprint
 from ..paths import SOLUTIONS_DIR
 from ..stubs import solution_lines, strip_solutions
 from .members import Unreadable, files, members
 from .printed import Texts, Values, found_in, leaked
+from .stored import kept
 
 MIN_LINE = 12  # shorter solution lines ("return P", "else:") are everyday code, not a solution
 MIN_DIGITS = 6  # a value with fewer significant digits (0.5, 0.378) says nothing about its case
@@ -33,6 +36,9 @@ _NUMBER = re.compile(rb"-?\d+\.\d+(?:[eE][-+]?\d+)?")
 _TAG = re.compile(r"<[^<>]*>")
 MAX_SHOWN = 5  # findings of one kind shown for one file
 LINKS_REFUSED = "symbolic links are refused, not followed"
+_STORED = "leak-secrets-1"  # the stored secrets' name (a new number when their layout changes)
+_SIDES = ("hidden", "public")
+_VALUES_FIELDS = ("flat", "sorted", "places")
 
 
 class Kind(str, enum.Enum):
@@ -61,6 +67,13 @@ class Secrets:
     public: Values  # public values: what they print as is no secret, whatever hidden value it prints too
     raw: np.ndarray  # uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
     lines: frozenset  # of str
+
+    @cached_property
+    def raw_prefixes(self):
+        """A bool array of 2**16: which top 16 bits (sign, exponent, 4 bits of mantissa) a pattern of `raw` has,
+        so that a scan looks up only the 8-byte words that may be one."""
+        starts = np.searchsorted(self.raw, np.arange(1 << 16, dtype=np.uint64) << np.uint64(48))
+        return np.append(starts[1:], self.raw.size) > starts
 
     def hidden_number(self, text):
         """Whether the number `text` (bytes), alone, prints a hidden value (see printed.py)."""
@@ -133,11 +146,28 @@ def _without(values, sorted_other, chunk=1 << 20):
 
 
 def secrets(solutions_dir=SOLUTIONS_DIR):
-    """What must never reach a student, from the hidden cases and the solution blocks."""
+    """What must never reach a student, from the hidden cases and the solution blocks: built once per kit
+    (its cases, solutions and code: fingerprint.py) and read back on later runs (stored.py)."""
     hidden = cases_for(visibility="hidden")
     if not hidden:
         raise ValueError("no hidden case to look for: this kit holds none (run the check from the kit's "
                          "checkout, where the hidden cases are)")
+    arrays, texts = kept(_STORED, kit_fingerprint(_STORED, solutions_dir),
+                         lambda: _stored(_built(hidden, solutions_dir)))
+    values = {side: Values.read_back(*(arrays[f"{side}_{field}"] for field in _VALUES_FIELDS)) for side in _SIDES}
+    return Secrets(frozenset(name.encode() for name in texts["names"]), values["hidden"], values["public"],
+                   arrays["raw"], frozenset(texts["lines"]))
+
+
+def _stored(made):
+    """The arrays and texts of the Secrets `made`, as stored.kept keeps them (the places built now, once)."""
+    arrays = {f"{side}_{field}": getattr(getattr(made, side), field) for side in _SIDES for field in _VALUES_FIELDS}
+    texts = {"names": sorted(name.decode() for name in made.names), "lines": sorted(made.lines)}
+    return {**arrays, "raw": made.raw}, texts
+
+
+def _built(hidden, solutions_dir):
+    """The Secrets, computed from the kit's cases (`hidden`: its hidden ones) and solutions."""
     public_raw, public = _values(cases_for(visibility="public"))
     raw, hidden_values = _values(hidden, public_raw)
     lines = set()
@@ -149,16 +179,38 @@ def secrets(solutions_dir=SOLUTIONS_DIR):
     return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, raw, frozenset(lines))
 
 
-def _raw_hits(data, raw):
+def _raw_hits(data, secrets_):
     """The hidden 8-byte patterns found in `data`, at any byte offset."""
-    if not raw.size or len(data) < 8:
+    if not secrets_.raw.size or len(data) < 8:
         return []
     hits = set()
     for offset in range(8):
         usable = (len(data) - offset) // 8 * 8
-        words = np.sort(np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset))  # sorted: faster lookups
-        hits |= set(words[found_in(raw, words)].tolist())
+        words = np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset)
+        words = np.sort(words[secrets_.raw_prefixes[words >> np.uint64(48)]])  # sorted: faster lookups
+        hits |= set(words[found_in(secrets_.raw, words)].tolist())
     return sorted(hits)
+
+
+def _held(patterns, haystacks):
+    """The `patterns` (bytes) that one of `haystacks` (bytes) holds. A text's substrings are its UTF-8 bytes'
+    (so text decoded and encoded again is searched as bytes): the first 8 bytes of every pattern are looked
+    up at once at each offset, and only where one is found is the rest compared."""
+    found = {p for p in patterns if len(p) < 8 and any(p in hay for hay in haystacks)}
+    heads = {}
+    for pattern in patterns:
+        if len(pattern) >= 8:
+            heads.setdefault(pattern[:8], []).append(pattern)
+    keys = np.sort(np.frombuffer(b"".join(heads), dtype=np.uint64))
+    first_two = np.zeros(1 << 16, dtype=bool)  # the first 2 bytes of a head: the low 16 bits of its word
+    first_two[keys & np.uint64(0xFFFF)] = True
+    for hay in haystacks:
+        for offset in range(min(8, len(hay))):
+            words = np.frombuffer(hay, dtype=np.uint64, count=(len(hay) - offset) // 8, offset=offset)
+            maybe = np.flatnonzero(first_two[words & np.uint64(0xFFFF)])
+            for at in (offset + 8 * maybe[found_in(keys, words[maybe])]).tolist():
+                found |= {p for p in heads[hay[at:at + 8]] if hay.startswith(p, at)}
+    return found
 
 
 def _markup_free(text):
@@ -168,25 +220,25 @@ def _markup_free(text):
 
 def _hidden_numbers(data, secrets_):
     """The number texts (bytes, sorted) in `data` that print hidden values (see printed.py)."""
-    texts = Texts.of([m.group() for m in _NUMBER.finditer(data)])
+    texts = Texts.of(_NUMBER.findall(data))
     return sorted(set(leaked(secrets_.hidden, secrets_.public, texts)))
 
 
 def scan_bytes(path, data, found):
     """Add a Finding to `found` for each secret in `data` (the bytes of the file or member `path`)."""
     text = data.decode("utf-8", errors="ignore")
-    shown = _markup_free(text) if b"</" in data else ""  # closing tags: markup
-    for name in sorted(found.secrets.names):
-        if name in data or (shown and name.decode() in shown):
-            found.add(path, Kind.NAME, name.decode())
+    shown = _markup_free(text).encode() if b"</" in data else b""  # closing tags: markup
+    names = _held(found.secrets.names, (data, shown))
+    for name in sorted(names):
+        found.add(path, Kind.NAME, name.decode())
     for number in _hidden_numbers(data, found.secrets)[:MAX_SHOWN]:
         found.add(path, Kind.VALUE, number.decode())
-    for word in _raw_hits(data, found.secrets.raw)[:MAX_SHOWN]:
+    for word in _raw_hits(data, found.secrets)[:MAX_SHOWN]:
         found.add(path, Kind.BYTES, f"{np.array([word], dtype=np.uint64).tobytes().hex()} "
                                     f"(as float64 {np.array([word], dtype=np.uint64).view(np.float64)[0]!r})")
-    for line in sorted(found.secrets.lines):
-        if line in text or line in shown:
-            found.add(path, Kind.LINE, line)
+    lines = _held({line.encode() for line in found.secrets.lines}, (text.encode(), shown))
+    for line in sorted(line.decode() for line in lines):
+        found.add(path, Kind.LINE, line)
 
 
 class _Found(list):

@@ -60,6 +60,13 @@ class Values:
         """The 1-D array `flat` as float64 with NaN where `keep` is False, and the NaN that ends it."""
         return np.append(np.where(keep, flat.astype(np.float64), np.nan), np.nan)
 
+    @classmethod
+    def read_back(cls, flat, sorted_, places):
+        """The Values that `flat`, `sorted` and `places` (as stored: see leaks.secrets) are."""
+        values = cls(flat, sorted_)
+        values.__dict__["places"] = places  # the cached property's own slot
+        return values
+
     @cached_property
     def places(self):
         """int64, aligned with `sorted`: each value's place in `flat`. Only a run of two printed numbers or
