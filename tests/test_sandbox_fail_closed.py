@@ -88,10 +88,7 @@ def test_the_isolation_used_is_in_every_output_and_learner_code_never_runs_as_ro
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)
     isolation = row["isolation"]
-    if barrier:
-        assert isolation.startswith("bubblewrap: a private root filesystem"), isolation
-    else:
-        assert isolation.startswith("none:") and "bubblewrap" in isolation and "uid of its own" in isolation
+    assert isolation == ("barrier" if barrier else "own_uid"), isolation  # the word; the text report says it in full
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         assert [r["isolation"] for r in csv.DictReader(f)] == [isolation]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
