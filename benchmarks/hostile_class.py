@@ -54,7 +54,7 @@ def main():
     parser.add_argument("--slow", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--track", default=manifest.DEFAULT_TRACK)
-    parser.add_argument("--reference-factor", type=float, default=Limits().reference_factor,
+    parser.add_argument("--reference-factor", type=float, default=20.0,
                         help="as attnkit grade's (0: off)")
     args = parser.parse_args()
     start = time.perf_counter()

@@ -98,9 +98,8 @@ def test_the_notebook_fails_a_softmax_that_warns_on_the_way(tmp_path, monkeypatc
     cell["source"] = step_code(manifest.step("step4_softmax")).replace(HONEST_BODY, HIDING_BODY).replace(*HIDING_RETURN)
     assert "nan_to_num" in cell["source"]
     outcome = run_cells(nb, root / "source" / ASSIGNMENT, monkeypatch)
-    printed, error = outcome["test_step4_softmax"]
-    assert isinstance(error, AssertionError), printed
-    printed = str(error)  # the message the cell shows, alone
+    printed, error = outcome["test_step4_softmax"]  # the cell earns its other cases' points: it prints, not raises
+    assert error is None and "This cell earns" in printed, (printed, error)
     assert "FAILED (public check): step4_softmax.softmax — a row with no visible key gives all zeros" in printed
     assert "FAILED (hidden check)" in printed and WARNING in printed
 

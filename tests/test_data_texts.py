@@ -157,8 +157,7 @@ def test_the_notebook_checks_speak_the_language_of_whoever_runs_them(course, sou
     cell["source"] = cell["source"].replace(*SCALE_BY_D)
     monkeypatch.setenv("ATTNKIT_LANG", "zh")
     printed, error = run_cells(nb, course / "source" / "attention", monkeypatch)["test_step2_scores"]
-    assert error is not None
-    printed += str(error)  # a failing test cell's message is its error's, shown alone (nbgrader_course.feedback)
+    assert error is None and "这个单元格得到" in printed, (printed, error)  # partial credit: it prints, not raises
     summary, advice = _zh("scale_by_d")
     assert f"{summary}。{advice}阅读：lessons/zh/step2_scores.md#scale。" in printed, printed
     assert "GPT-2 Small：D_h = 64，所以缩放系数是 1/8" in printed

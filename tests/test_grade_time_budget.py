@@ -1,4 +1,4 @@
-"""By default (--reference-factor 20) a submission's time budget, and each call's limit, are scaled to the
+"""With --reference-factor 20 a submission's time budget, and each call's limit, are scaled to the
 reference's own time on the same calls (measured when the run starts): an honest but slow submission (Python
 loops over rows and columns) still scores 100, a hostile one (every graded function loops forever, sleeps or
 allocates 1 TB) is stopped there, far before --submission-seconds, each test an error or a timeout that says
@@ -14,7 +14,7 @@ from attnkit_runtime.status import Status
 from grading_support import assert_only_functions_lost, grade_path, plan
 
 BUDGET_SPENT = "not run (budget spent)"
-SCALED = Limits()
+SCALED = Limits(reference_factor=20.0)
 HANG = "\n\ndef causal_visible(n_query, n_key=None):\n    while True:\n        pass\n"
 
 
@@ -28,7 +28,7 @@ def test_the_budget_is_scaled_to_the_reference_and_capped_by_submission_seconds(
     budget = submission_budget(SCALED, jobs)
     assert SCALED.reference_allowance < budget < SCALED.submission_seconds
     assert submission_budget(Limits(submission_seconds=1.0, reference_factor=20.0), jobs) == 1.0
-    assert submission_budget(Limits(reference_factor=None), jobs) == Limits().submission_seconds  # 0: off
+    assert submission_budget(Limits(), jobs) == Limits().submission_seconds  # the default: off
 
 
 def test_a_calls_limit_is_scaled_to_the_reference_on_it_between_the_floor_and_call_seconds():
@@ -36,8 +36,8 @@ def test_a_calls_limit_is_scaled_to_the_reference_on_it_between_the_floor_and_ca
     limits = [call_limit(SCALED, job) for job in jobs]
     assert min(limits) == SCALED.call_floor_seconds and max(limits) <= SCALED.call_seconds
     slowest = max(jobs, key=lambda job: job.reference_seconds)
-    assert call_limit(Limits(call_floor_seconds=0.0), slowest) == 20.0 * slowest.reference_seconds
-    assert {call_limit(Limits(reference_factor=None), job) for job in jobs} == {SCALED.call_seconds}
+    assert call_limit(Limits(reference_factor=20.0, call_floor_seconds=0.0), slowest) == 20.0 * slowest.reference_seconds
+    assert {call_limit(Limits(), job) for job in jobs} == {SCALED.call_seconds}
 
 
 def test_a_function_that_never_returns_costs_only_its_own_tests_within_the_scaled_budget(tmp_path):

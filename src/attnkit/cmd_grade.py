@@ -43,11 +43,11 @@ def register(sub):
     p.add_argument("--submission-seconds", type=float, default=limits.submission_seconds,
                    help="time budget of a whole submission, imports and calls, at most; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_seconds:g})")
-    p.add_argument("--reference-factor", type=float, default=limits.reference_factor,
+    p.add_argument("--reference-factor", type=float, default=0.0,
                    help=f"also stop a submission after {limits.reference_allowance:g} s + this many times what the "
                         "reference takes on the same calls, and a call after this many times what it takes on that "
-                        f"call, measured when the run starts (default {limits.reference_factor:g}; 0: off, only "
-                        "--call-seconds and --submission-seconds)")
+                        "call, measured when the run starts (e.g. 20; default 0: off, only --call-seconds and "
+                        "--submission-seconds; docs/GRADING.md says when to turn it on)")
     p.add_argument("--submission-result-bytes", type=int, default=limits.submission_result_bytes,
                    help="budget of array bytes a submission's calls may return in all; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_result_bytes})")
