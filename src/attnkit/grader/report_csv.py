@@ -86,6 +86,7 @@ def _text(value):
 
 
 def _number(x):
-    """`x` to 6 significant digits, as an int when whole (written `100`, not `100.0`): unquoted by the writer."""
-    rounded = float(f"{x:.6g}")
+    """`x` to 6 decimals, as the grading JSON rounds it (85.555556, not 85.5556), as an int when whole (written
+    `100`, not `100.0`): unquoted by the writer."""
+    rounded = round(float(x), 6)
     return int(rounded) if rounded.is_integer() else rounded
