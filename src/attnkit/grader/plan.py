@@ -55,7 +55,6 @@ class Plan:
                                           checks.expected_forms(case, calls), keys, points[case.name]))
         self.jobs = tuple(jobs)
         self.case_named = {p.case.name: p.case for p in self.cases}
-        self.step_weight = {m: sum(p.case.weight for p in self.cases if p.case.step.module == m) for m in self.steps}
         self.fingerprint = kit_fingerprint(track)  # what a grade depends on besides the submission
         self._memo = {}
         self._lock = threading.Lock()
