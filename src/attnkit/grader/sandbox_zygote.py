@@ -266,6 +266,12 @@ class Zygote:
         header, _ = self._read(_CONTROL_SECONDS)
         return str(header.get("ended", ""))
 
+    def probe(self):
+        """The newest child's scheduler times (sandbox_child.probe: "at", "cpu", "ran", "queued"), {} once it has ended."""
+        self._request({"op": "probe"})
+        header, _ = self._read(_CONTROL_SECONDS)
+        return {key: float(header[key]) for key in ("at", "cpu", "ran", "queued") if key in header}
+
     def finish(self, output_bytes):
         """Kill everything, return (stdout bytes, stderr bytes, {"out": total, "err": total})."""
         self._request({"op": "finish", "output_bytes": output_bytes})
