@@ -14,7 +14,7 @@ namespaces) caps its private /tmp and /dev/shm and drops its last capabilities, 
 non-dumpable (no process of its uid may read or trace it), denies user namespaces (seccomp), warms
 numpy up once, then serves the grader over the control socket:
   spawn  -> fork a submission child, send the grader its socket (SCM_RIGHTS) and {"pid"}
-  reset  -> kill every process the submission started, reap them
+  reset  -> kill every process the submission started, reap them, say the CPU time they used
   finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
   probe  -> the newest child's scheduler times (`probe`), which the grader's time limits read
 A submission child, under rlimits (and without the barrier, as root, under the zygote's own uid),
@@ -89,7 +89,9 @@ class Zygote:
             elif op == "spawn":
                 self.spawn(header["limits"])
             elif op == "reset":
-                self.reply({"op": "reset", "ended": self.reset(header.get("grace", 0.0))})
+                before = _reaped_cpu()
+                ended = self.reset(header.get("grace", 0.0))
+                self.reply({"op": "reset", "ended": ended, "cpu": _reaped_cpu() - before})
             elif op == "finish":
                 self.reply(*self.finish(header["output_bytes"]))
             elif op == "probe":
@@ -189,6 +191,12 @@ class Zygote:
             for folder in FOLDERS:  # (System V IPC, POSIX queues and memfd are denied to children: no leftovers)
                 _empty(folder, self.settings["expose"])
         return {"op": "finished", "totals": totals}, texts
+
+
+def _reaped_cpu():
+    """CPU seconds of the processes this one has reaped, and of those they reaped."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def probe(pid):

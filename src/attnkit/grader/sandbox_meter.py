@@ -7,7 +7,8 @@ costs no probe; what is counted runs from its first probe (a call gets those fir
 An interval between two probes is sleep when the process's main thread neither ran nor waited for a
 CPU in it, counted only when the grader answered none of the process's requests in that interval and
 none was waiting to be read: time spent waiting for the grader (the reference worker's answers to its
-calls of earlier steps) is never the learner's.
+calls of earlier steps) is never the learner's. (A submission's CPU time is its processes' own, whole:
+the live one's when probed, the ended ones' as the zygote reaped them; sandbox_runner.)
 """
 import time
 
@@ -33,11 +34,11 @@ class Meter:
     def add(self, sample, answered, waiting):
         """Count the interval since the previous probe up to `sample` (Zygote.probe's, {} once the process has
         ended); `answered`: the requests the grader has answered so far, `waiting`: whether something
-        from the process waits to be read. Returns the (cpu, idle) seconds added."""
+        from the process waits to be read. Returns the seconds of sleep added."""
         self.due = time.monotonic() + PROBE_SECONDS
         last, self._last = self._last, ((sample, answered) if sample else None)
         if not sample or last is None:
-            return 0.0, 0.0
+            return 0.0
         before, answered_before = last
         cpu = max(sample["cpu"] - before["cpu"], 0.0)
         idle = 0.0
@@ -45,4 +46,4 @@ class Meter:
             busy = sample["ran"] - before["ran"] + sample["queued"] - before["queued"]
             idle = max(sample["at"] - before["at"] - busy, 0.0)
         self.cpu, self.idle = self.cpu + cpu, self.idle + idle
-        return cpu, idle
+        return idle

@@ -62,7 +62,8 @@ class SubmissionRunner:
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
         self.cpu_budget = limits.submission_cpu_seconds  # see run
-        self.cpu_used = self.idle_used = 0.0  # by the submission's calls and imports (sandbox_meter)
+        self.cpu_ended = self.cpu_live = 0.0  # CPU seconds of its ended children; of the live one when last probed
+        self.idle_used = 0.0  # seconds its processes slept in calls and imports (sandbox_meter)
         self.answered = 0  # "ref" requests answered: time spent on them is not the learner's (Meter.add)
         self.deadline = time.monotonic() + limits.submission_seconds
         self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
@@ -123,10 +124,12 @@ class SubmissionRunner:
         self.sock.close()
         self.sock = None
         try:
-            return self.zygote.reset(grace)
+            ended, cpu = self.zygote.reset(grace)
         except ZygoteError:  # the zygote died (its namespace, and every child, with it): start afresh
             self.replace(self.holder)
             return ""
+        self.cpu_ended, self.cpu_live = self.cpu_ended + cpu, 0.0
+        return ended
 
     def _spent(self):
         """The "budget" CallResult for jobs not run once a budget is spent, else None."""
@@ -135,7 +138,7 @@ class SubmissionRunner:
                           "bytes")
         if time.monotonic() >= self.deadline:
             return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
-        if self.cpu_used >= self.cpu_budget:
+        if self.cpu_ended + self.cpu_live >= self.cpu_budget:
             return result(Stopped.BUDGET, say("sandbox.budget_cpu", seconds=round(self.cpu_budget, 2)), "time")
         if self.idle_used >= self.limits.submission_idle_seconds:
             return result(Stopped.BUDGET, say("sandbox.budget_idle", seconds=self.limits.submission_idle_seconds),
@@ -226,7 +229,9 @@ class SubmissionRunner:
             res = self._counted(self._answer(job, nonce, since))
             since = time.monotonic()
             if res.ending in _CHILD_GONE:
-                ended = self._end_child(0.05 if res.ending == Stopped.CRASHED else 0.0)
+                # a process that died may take a moment to be reaped, to say how it ended; one that answered
+                # "crashed" (MemoryError, SystemExit: the exception's type) is alive, and is not waited for
+                ended = self._end_child(0.05 if res.ending == Stopped.CRASHED and not res.exc_type else 0.0)
                 if inflight and res.ending != Stopped.BUDGET:
                     # its answer may have been held back behind a later call that never ended (Submission.serve):
                     # it and the rest run again, one at a time from now on, so each ending is its own call's
@@ -294,8 +299,8 @@ class SubmissionRunner:
             except ZygoteError:
                 sample = {}  # the zygote is gone: the child's socket says so
             waiting = bool(select.select([self.sock], [], [], 0)[0])
-            cpu, idle = meter.add(sample, self.answered, waiting)
-            self.cpu_used, self.idle_used = self.cpu_used + cpu, self.idle_used + idle
+            self.idle_used += meter.add(sample, self.answered, waiting)
+            self.cpu_live = sample.get("cpu", self.cpu_live)
             if self._spent() is not None:
                 raise OverLimit()
             for limit, used in ((Limit.CPU, meter.cpu), (Limit.IDLE, meter.idle)):
