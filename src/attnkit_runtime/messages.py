@@ -305,6 +305,9 @@ MESSAGES = {
     "grade.timeout": {
         "en": "stopped: {error} (an endless loop, or far more work than the inputs need?)",
         "zh": "被停止：{error}（死循环，或者做了远超输入所需的计算？）"},
+    "grade.timeout_asleep": {
+        "en": "stopped: {error} (time.sleep, or waiting for something that never comes?)",
+        "zh": "被停止：{error}（调用了 time.sleep，或者在等待永远不会到来的东西？）"},
     "grade.crashed": {
         "en": "the process running your code died before returning (sys.exit/os._exit, a crash, or too much "
               "memory): {error}",

@@ -291,14 +291,14 @@ class SubmissionRunner:
             if now >= min(due, self.deadline):
                 return
             if now < meter.due:
-                if select.select([self.sock], [], [], min(due, self.deadline, meter.due) - now)[0]:
+                if _readable(self.sock, min(due, self.deadline, meter.due) - now):
                     return
                 continue
             try:
                 sample = self.zygote.probe()
             except ZygoteError:
                 sample = {}  # the zygote is gone: the child's socket says so
-            waiting = bool(select.select([self.sock], [], [], 0)[0])
+            waiting = _readable(self.sock, 0)
             self.idle_used += meter.add(sample, self.answered, waiting)
             self.cpu_live = sample.get("cpu", self.cpu_live)
             if self._spent() is not None:
@@ -315,7 +315,8 @@ class SubmissionRunner:
         if isinstance(err, TimeoutError):
             late = say(f"sandbox.over_{limit}", what=say("sandbox.the_import", file=what) if job is None else what,
                        seconds=round(self._seconds_for(job, limit), 2))
-            return result(Ending.TIMEOUT, say("grade.timeout", error=late), str(limit), seconds)
+            words = "grade.timeout_asleep" if limit == Limit.IDLE else "grade.timeout"
+            return result(Ending.TIMEOUT, say(words, error=late), str(limit), seconds)
         if isinstance(err, WireError):
             return _garbled(f"{what}{during}: {err}", seconds)
         return result(Stopped.CRASHED, f"{what} ended its process{during} (exit, os._exit or a fatal signal)", "",
@@ -382,6 +383,13 @@ class SubmissionRunner:
 
 
 _CHILD_GONE = (Ending.TIMEOUT, Stopped.CRASHED, Stopped.BUDGET, Stopped.GARBLED)  # the child is ended after these
+
+
+def _readable(sock, seconds):
+    """Whether `sock` has something to read (or has been closed) within `seconds` (poll: no limit on fd numbers)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(max(seconds, 0.0) * 1000))
 
 
 def _garbled(what, seconds):
