@@ -332,8 +332,8 @@ class SubmissionRunner:
         kit = [(name, proxies) for name, proxies in kit_modules(step)
                if f"kit:{name}" not in self.present and name not in own]
         places = [list(place) for place in source.places] if isinstance(source, Source) else []
-        header = {"op": "load", "module": step, "filename": filename, "source": source, "places": places, "own": own,
-                  "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
+        header = {"op": "load", "module": step, "filename": filename, "source": source, "places": places,
+                  "own": own, "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
         code = [(f"kit:{name}", provided_code(name)) for name, _ in kit]
         code += [(f"provided:{part}", provided_code(step, part)) for part in ("names", "definitions")]
         arrays = [(name, np.frombuffer(data, dtype=np.uint8), False) for name, data in code]
