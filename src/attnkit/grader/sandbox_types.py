@@ -70,9 +70,6 @@ class Source(str):
         made.places = tuple(places)
         return made
 
-    def __reduce__(self):  # for a worker process (grade --jobs)
-        return Source, (str(self), self.places)
-
 
 class Stopped:
     """How a call ended that the learner harness has no word for (`attnkit_runtime.harness.Ending` has
