@@ -1,8 +1,9 @@
-"""With --reference-factor 20 a submission's time budget, and each call's limit, are scaled to the
-reference's own time on the same calls (measured when the run starts): an honest but slow submission (Python
+"""By default (--reference-factor 20) a submission's CPU budget, and each call's CPU limit, are scaled to the
+reference's own CPU time on the same calls (measured when the run starts): an honest but slow submission (Python
 loops over rows and columns) still scores 100, a hostile one (every graded function loops forever, sleeps or
-allocates 1 TB) is stopped there, far before --submission-seconds, each test an error or a timeout that says
-why, and one function that never returns costs only its own tests. No timing is asserted."""
+allocates 1 TB) is stopped by its CPU or sleep budget, far before --submission-cpu-seconds or the wall time's
+backstop, each test an error or a timeout that says why, and one function that never returns costs only its
+own tests. No timing is asserted."""
 import re
 
 import pytest
@@ -26,18 +27,19 @@ def test_an_honest_submission_with_python_loops_in_its_core_steps_scores_full_ma
 def test_the_budget_is_scaled_to_the_reference_and_capped_by_submission_seconds():
     jobs = plan().jobs
     budget = submission_budget(SCALED, jobs)
-    assert SCALED.reference_allowance < budget < SCALED.submission_seconds
-    assert submission_budget(Limits(submission_seconds=1.0, reference_factor=20.0), jobs) == 1.0
-    assert submission_budget(Limits(), jobs) == Limits().submission_seconds  # the default: off
+    assert SCALED.reference_allowance < budget < SCALED.submission_cpu_seconds
+    assert submission_budget(Limits(), jobs) == budget  # the default
+    assert submission_budget(Limits(submission_cpu_seconds=1.0, reference_factor=20.0), jobs) == 1.0
+    assert submission_budget(Limits(reference_factor=None), jobs) == Limits().submission_cpu_seconds
 
 
 def test_a_calls_limit_is_scaled_to_the_reference_on_it_between_the_floor_and_call_seconds():
     jobs = plan().jobs
     limits = [call_limit(SCALED, job) for job in jobs]
-    assert min(limits) == SCALED.call_floor_seconds and max(limits) <= SCALED.call_seconds
+    assert min(limits) == SCALED.call_floor_seconds and max(limits) <= SCALED.call_cpu_seconds
     slowest = max(jobs, key=lambda job: job.reference_seconds)
     assert call_limit(Limits(reference_factor=20.0, call_floor_seconds=0.0), slowest) == 20.0 * slowest.reference_seconds
-    assert {call_limit(Limits(), job) for job in jobs} == {SCALED.call_seconds}
+    assert {call_limit(Limits(reference_factor=None), job) for job in jobs} == {SCALED.call_cpu_seconds}
 
 
 def test_a_function_that_never_returns_costs_only_its_own_tests_within_the_scaled_budget(tmp_path):
@@ -57,6 +59,8 @@ def test_a_hostile_submission_is_stopped_by_the_scaled_budget_and_scores_0(tmp_p
     assert all(t.status in (Status.ERROR, Status.TIMEOUT) for t in graded.tests), \
         [(t.name, t.status) for t in graded.tests if t.status not in (Status.ERROR, Status.TIMEOUT)]
     spent = [t for t in graded.tests if BUDGET_SPENT in t.output]
-    if kind != "allocate":  # a call that fails at once may leave the budget unspent
-        seconds = float(re.search(r"time budget of ([\d.]+) s", spent[0].output).group(1))
-        assert SCALED.reference_allowance < seconds < SCALED.submission_seconds
+    if kind == "loop":
+        seconds = float(re.search(r"budget of ([\d.]+) s of CPU time", spent[0].output).group(1))
+        assert SCALED.reference_allowance < seconds < SCALED.submission_cpu_seconds
+    if kind == "sleep":  # a call that fails at once (allocate) may leave the budget unspent
+        assert f"slept for {SCALED.submission_idle_seconds:g} s in all" in spent[0].output

@@ -1,4 +1,4 @@
-"""Issue 7 class 5: a submission has a wall-clock budget and a budget of result bytes; once either is
+"""Issue 7 class 5: a submission has budgets of CPU time, sleep, wall time and result bytes; once one is
 spent its remaining tests are "not run (budget spent)" and score 0, the grader's memory stays bounded
 with --jobs N, and the results store regrades when the limits change."""
 import json
@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from attnkit.grader.bench import copy_solutions
+from attnkit.grader.bench import copy_hostile, copy_solutions
 from attnkit.grader.sandbox import Limits, run_submission
 from attnkit.paths import ROOT
 from grading_support import grade_path, run_cli
@@ -28,8 +28,9 @@ def sleepy(tmp_path, seconds=1.85):
     return folder
 
 
-def test_a_submission_sleeping_at_import_and_in_every_call_is_cut_by_its_time_budget(tmp_path):
-    graded = grade_path(sleepy(tmp_path), Limits(submission_seconds=5.0, reference_factor=None))  # 5 s, not scaled
+def test_a_submission_sleeping_at_import_and_in_every_call_is_cut_by_its_wall_time_budget(tmp_path):
+    unlimited_sleep = {"call_idle_seconds": 60.0, "submission_idle_seconds": 60.0}  # only the wall time's backstop
+    graded = grade_path(sleepy(tmp_path), Limits(submission_seconds=5.0, reference_factor=None, **unlimited_sleep))
     spent = [t for t in graded.tests if BUDGET_SPENT in t.output]
     ran = [t for t in graded.tests if BUDGET_SPENT not in t.output]
     assert len(ran) <= 3, [(t.name, t.status) for t in ran]  # 5 s is an import and a call or two
@@ -91,11 +92,11 @@ def test_the_results_store_regrades_when_the_limits_change(tmp_path):
 
 
 def test_the_budgets_are_options_of_grade(tmp_path):
-    done = run_cli("grade", sleepy(tmp_path, 1.0), "--json", "--submission-seconds", "1.5",
-                   "--submission-result-bytes", "1000000")
+    done = run_cli("grade", copy_hostile(tmp_path / "loop", "loop"), "--json", "--submission-cpu-seconds", "0.5",
+                   "--reference-factor", "0", "--submission-result-bytes", "1000000")
     assert done.returncode == 0, done.stderr
     tests = json.loads(done.stdout)["tests"]
-    assert sum(BUDGET_SPENT in t["output"] for t in tests) >= len(tests) - 2
+    assert sum(BUDGET_SPENT in t["output"] and "0.5 s of CPU time" in t["output"] for t in tests) >= len(tests) - 2
     assert np.isclose(sum(t["score"] for t in tests), json.loads(done.stdout)["score"])
 
 

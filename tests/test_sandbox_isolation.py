@@ -92,7 +92,8 @@ for folder in ("/tmp", "/dev/shm"):
         made[folder + " stopped by"] = err.strerror
 print("MADE", made)
 """
-    run = run_submission(_softmax_doing(code), SOFTMAX, Limits(call_seconds=20.0))
+    run = run_submission(_softmax_doing(code), SOFTMAX, Limits(call_seconds=20.0, call_cpu_seconds=20.0,
+                                                               call_idle_seconds=20.0, submission_idle_seconds=20.0))
     made = _printed(run, "MADE")
     for folder in ("/tmp", "/dev/shm"):
         assert made[folder] < 20_000 and made[folder + " stopped by"] == "No space left on device", made

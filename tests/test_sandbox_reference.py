@@ -22,7 +22,8 @@ from attnkit.grader.sandbox_wire import encode_arrays, frame, pack, read_message
 from attnkit.paths import SOLUTIONS_DIR
 from test_sandbox import no_barrier, reference_sources  # noqa: F401 - a fixture
 
-SLOW = Limits(call_seconds=20.0, submission_seconds=60.0)
+SLOW = Limits(call_seconds=20.0, submission_seconds=60.0, call_cpu_seconds=20.0, submission_cpu_seconds=60.0,
+              call_idle_seconds=20.0, submission_idle_seconds=60.0)
 
 
 @lru_cache(maxsize=None)

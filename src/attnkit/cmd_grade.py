@@ -36,18 +36,23 @@ def register(sub):
                                                 "a rerun skips submissions already graded and unchanged")
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")
     limits = Limits()
+    p.add_argument("--call-cpu-seconds", type=float, default=limits.call_cpu_seconds,
+                   help="CPU time one call of the learner's code may use, at most (a call may use --reference-factor "
+                        f"times the reference's time on it, at least {limits.call_floor_seconds:g} s; "
+                        f"default {limits.call_cpu_seconds:g}); a call that sleeps is stopped after "
+                        f"{limits.call_idle_seconds:g} s asleep")
+    p.add_argument("--submission-cpu-seconds", type=float, default=limits.submission_cpu_seconds,
+                   help="CPU time a whole submission, imports and calls, may use at most (and "
+                        f"{limits.reference_allowance:g} s + --reference-factor times the reference's on the same "
+                        f"calls); then its remaining tests are not run and score 0 (default {limits.submission_cpu_seconds:g})")
+    p.add_argument("--reference-factor", type=float, default=limits.reference_factor,
+                   help="scale both CPU limits to the reference's own CPU time on the same calls, measured when the "
+                        f"run starts (default {limits.reference_factor:g}; 0: off, only the two limits above)")
     p.add_argument("--call-seconds", type=float, default=limits.call_seconds,
-                   help="time limit of one call of the learner's code, at most (a call may take "
-                        f"--reference-factor times the reference's time on it, at least {limits.call_floor_seconds:g} s; "
-                        f"default {limits.call_seconds:g})")
+                   help="wall time of one call or import, at most: a backstop, the grader's answers to its calls of "
+                        f"earlier steps not counted (default {limits.call_seconds:g})")
     p.add_argument("--submission-seconds", type=float, default=limits.submission_seconds,
-                   help="time budget of a whole submission, imports and calls, at most; then its remaining tests "
-                        f"are not run and score 0 (default {limits.submission_seconds:g})")
-    p.add_argument("--reference-factor", type=float, default=0.0,
-                   help=f"also stop a submission after {limits.reference_allowance:g} s + this many times what the "
-                        "reference takes on the same calls, and a call after this many times what it takes on that "
-                        "call, measured when the run starts (e.g. 20; default 0: off, only --call-seconds and "
-                        "--submission-seconds; docs/GRADING.md says when to turn it on)")
+                   help=f"wall time of a whole submission, at most: a backstop (default {limits.submission_seconds:g})")
     p.add_argument("--submission-result-bytes", type=int, default=limits.submission_result_bytes,
                    help="budget of array bytes a submission's calls may return in all; then its remaining tests "
                         f"are not run and score 0 (default {limits.submission_result_bytes})")
@@ -104,7 +109,8 @@ def run(args):
     except ZygoteError as err:
         say(f"attnkit grade: the sandbox could not run, nothing was graded: {err}")
         return 3
-    limits = Limits(call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
+    limits = Limits(call_cpu_seconds=args.call_cpu_seconds, submission_cpu_seconds=args.submission_cpu_seconds,
+                    call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
                     submission_result_bytes=args.submission_result_bytes,
                     reference_factor=args.reference_factor or None)
     plan = Plan(args.track)

@@ -305,10 +305,15 @@ MESSAGES = {
     "grade.timeout": {
         "en": "stopped: {error} (an endless loop, or far more work than the inputs need?)",
         "zh": "被停止：{error}（死循环，或者做了远超输入所需的计算？）"},
+    "grade.timeout_asleep": {
+        "en": "stopped: {error} (time.sleep, or waiting for something that never comes?)",
+        "zh": "被停止：{error}（调用了 time.sleep，或者在等待永远不会到来的东西？）"},
     "grade.crashed": {
         "en": "the process running your code died before returning (sys.exit/os._exit, a crash, or too much "
               "memory): {error}",
         "zh": "运行你代码的进程在返回之前就终止了（sys.exit/os._exit、崩溃，或内存用得太多）：{error}"},
+    "grade.notebook_cell": {"en": '{notebook}, the cell under "{heading}"', "zh": "{notebook} 中“{heading}”下面的单元格"},
+    "grade.notebook_code_cell": {"en": "{notebook}, code cell {number}", "zh": "{notebook} 的第 {number} 个代码单元格"},
     "grade.load_error": {"en": "your file could not be loaded: {error}", "zh": "你的文件无法加载：{error}"},
     "grade.garbled": {"en": "the grader could not read what your code sent back: {error}",
                       "zh": "评分程序无法读取你的代码返回的内容：{error}"},
@@ -397,6 +402,22 @@ MESSAGES = {
               "that sleep or loop?); its remaining tests score 0",
         "zh": "没有运行（预算已用完）：这份提交用完了 {seconds:g} 秒的时间预算（导入或调用时在 sleep 或死循环？）；"
               "其余测试记 0 分"},
+    "sandbox.budget_cpu": {
+        "en": "not run (budget spent): this submission used up its budget of {seconds:g} s of CPU time (calls that "
+              "loop, or far more work than the inputs need?); its remaining tests score 0",
+        "zh": "没有运行（预算已用完）：这份提交用完了 {seconds:g} 秒的 CPU 时间预算（调用里有死循环，或者做了远超输入所需的计算？）；"
+              "其余测试记 0 分"},
+    "sandbox.budget_idle": {
+        "en": "not run (budget spent): this submission's code slept for {seconds:g} s in all (calls that sleep or "
+              "wait?); its remaining tests score 0",
+        "zh": "没有运行（预算已用完）：这份提交的代码一共休眠了 {seconds:g} 秒（调用里在 sleep 或等待？）；其余测试记 0 分"},
+    "sandbox.over_cpu": {"en": "{what} used more than {seconds:g} s of CPU time",
+                         "zh": "{what} 用了超过 {seconds:g} 秒的 CPU 时间"},
+    "sandbox.over_idle": {"en": "{what} slept (waited without computing) for more than {seconds:g} s",
+                          "zh": "{what} 休眠（不做计算地等待）超过了 {seconds:g} 秒"},
+    "sandbox.over_wall": {"en": "{what} did not finish within {seconds:g} s",
+                          "zh": "{what} 没有在 {seconds:g} 秒内结束"},
+    "sandbox.the_import": {"en": "{file} (while being imported)", "zh": "{file}（导入时）"},
     "sandbox.not_run_after_timeouts": {
         "en": "not run ({function}() already ran out of time {count} times)",
         "zh": "没有运行（{function}() 已经超时 {count} 次）"},

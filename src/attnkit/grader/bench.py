@@ -200,7 +200,7 @@ def run(n, jobs, hanging, limits=None):
           f"{others:.1f} of the {cores} cores busy during the run")
     if hanging:
         print(f"hanging: {len(hung)} submissions graded in {hang_spent['wall']:.2f} s with --jobs {jobs} (a hanging "
-              f"call is stopped at its limit, at most {runner.limits.call_seconds:g} s; after {runner.limits.max_timeouts_per_function} "
+              f"call is stopped at its limit, at most {runner.limits.call_cpu_seconds:g} s of CPU; after {runner.limits.max_timeouts_per_function} "
               "timeouts a function is not called again)")
     wrong = [g.submission for name, g in graded.items() if (g.score == g.max_score) != (name in kinds["correct"])]
     wrong += [g.submission for g in hung.values() if g.score == g.max_score]

@@ -8,7 +8,9 @@ depends on, plus the notebook's other import statements; the kit's own imports (
 checks cell's `import attnkit_runtime.notebook`) are left out, as `kit_imports` says. The header is
 one line joined to the cell's first line (`…; import numpy as np; <the cell's docstring>`) when that line
 can follow a `;` (not a `def`, `class`, `if`, decorator…), so that a line of the module is the same
-line of the step's cell: an error's "step3_masks.py, line 19" is line 19 of the cell under "Step 3". Without the
+line of the step's cell; each module is a sandbox_types.Source whose places name the cells its lines come
+from (the notebook, the heading above the cell), so an error says "attention.ipynb, the cell under
+"Step 3 …", line 19", never "step3_masks.py", a file the learner does not have. Without the
 metadata, the cells whose code defines the step's functions are used. IPython magics and shell lines are commented out. The
 notebook is read as JSON and its code only parsed here, never run; both are learner input, so their
 size is capped before parsing and a nesting too deep to parse is a NotebookError or an unparsed cell,
@@ -19,11 +21,15 @@ import json
 import re
 from functools import cached_property
 
+from attnkit_runtime.messages import say
 from .. import manifest
 from ..kit_imports import is_kit_import, without_kit_imports
+from .sandbox_types import Source
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s", re.M)  # cells without these are never parsed
 _TOP_LEVEL_IMPORT = re.compile(r"^(import|from)\s", re.M)
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.+?)[\s#]*$", re.M)
+_MAX_HEADING = 80
 _COMPOUND = re.compile(r"\s*(@|(def|class|if|elif|else|for|while|with|try|except|finally|match|case|async)\b)")
 MAX_CODE_CHARS = 1_000_000  # all code cells together (a whole solution is ~20 kB): parsing costs ~2 s per MB
 
@@ -32,16 +38,23 @@ class NotebookError(ValueError):
     """The file is not a notebook we can read; the message says why."""
 
 
-def step_sources(text):
-    """{"stepN_x.py": module source} for each step the notebook has code for."""
+def step_sources(text, name="notebook.ipynb"):
+    """{"stepN_x.py": module source (a Source, its places named after the notebook `name`)} for each step
+    the notebook has code for."""
     try:
         cells = json.loads(text)["cells"]  # the C decoder stops a deep nesting with RecursionError
         if not isinstance(cells, list):
             raise TypeError("'cells' is not a list")
     except (ValueError, KeyError, TypeError, RecursionError, MemoryError) as err:
         raise NotebookError(f"not a readable .ipynb notebook ({type(err).__name__}: {str(err)[:200]})") from None
-    code = [_Cell(_grade_id(cell), _python(cell)) for cell in cells
-            if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    code, heading = [], None
+    for cell in (cell for cell in cells if isinstance(cell, dict)):
+        if cell.get("cell_type") == "markdown":
+            heading = _heading(cell) or heading
+        elif cell.get("cell_type") == "code":
+            place = (say("grade.notebook_cell", notebook=name, heading=heading) if heading
+                     else say("grade.notebook_code_cell", notebook=name, number=len(code) + 1))
+            code.append(_Cell(_grade_id(cell), _python(cell), place))
     size = sum(len(cell.src) for cell in code)
     if size > MAX_CODE_CHARS:
         raise NotebookError(f"its code cells hold {size} characters (at most {MAX_CODE_CHARS})")
@@ -58,16 +71,29 @@ def step_sources(text):
         if body:
             header = ["from shape_checks import *", *(f"from {dep} import *" for dep in step.depends_on),
                       *shared_imports]
-            sources[step.filename] = _with_header(header, "\n\n".join(body)) + "\n"
+            text, first = _with_header(header, "\n\n".join(body))
+            places = []
+            for k, cell_text in zip(cells_of[step.module], body):
+                places.append((first, code[k].place, 1))
+                first += cell_text.count("\n") + 2  # the cells are joined by a blank line
+            sources[step.filename] = Source(text + "\n", places)
     return sources
 
 
 def _with_header(header, code):
-    """`code` after the `header` statements: on its first line, when a statement may follow them there,
-    so that its lines keep their numbers; else on lines of their own before it."""
+    """(`code` after the `header` statements, the line `code` starts on): on its first line, when a statement
+    may follow them there, so that its lines keep their numbers; else on lines of their own before it."""
     if _COMPOUND.match(code.split("\n", 1)[0]):
-        return "\n".join(header) + "\n\n" + code
-    return "; ".join(header) + "; " + code
+        return "\n".join(header) + "\n\n" + code, len(header) + 2
+    return "; ".join(header) + "; " + code, 1
+
+
+def _heading(cell):
+    """The first Markdown heading of a cell, without its #s ("Step 3 · Masks"), or None."""
+    source = cell.get("source", "")
+    text = "".join(part for part in source if isinstance(part, str)) if isinstance(source, list) else source
+    found = _HEADING.search(text) if isinstance(text, str) else None
+    return found.group(1)[:_MAX_HEADING] if found else None
 
 
 def _grade_id(cell):
@@ -90,10 +116,11 @@ def _python(cell):
 
 
 class _Cell:
-    """A code cell: its grade_id, its source, and its syntax tree (parsed once, only when needed)."""
+    """A code cell: its grade_id, its source, what a learner calls it (`place`: the notebook and the heading
+    above the cell), and its syntax tree (parsed once, only when needed)."""
 
-    def __init__(self, grade_id, src):
-        self.grade_id, self.src = grade_id, src
+    def __init__(self, grade_id, src, place):
+        self.grade_id, self.src, self.place = grade_id, src, place
 
     @cached_property
     def tree(self):

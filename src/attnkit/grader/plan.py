@@ -76,21 +76,22 @@ class Plan:
 
 
 def _reference_seconds(case, calls):
-    """The wall seconds the reference takes on each call of `case` in this process, now (the least of two
-    tries): what a submission's time budget is scaled to (sandbox_types.submission_budget)."""
+    """The CPU seconds the reference takes on each call of `case` in this thread, now (the least of two
+    tries): what a submission's CPU budget is scaled to (sandbox_types.submission_budget); CPU time, as the
+    learner's is counted, so a machine busier now than later does not change it."""
     fn = reference.reference_function(case.step.module, case.function)
     seconds = []
     for kwargs in calls:
         tries = []
         for _ in range(2):
             passed = copy.deepcopy(kwargs)
-            start = time.perf_counter()
+            start = time.thread_time()
             try:
                 with np.errstate(all="ignore"):
                     invoke(fn, passed)
             except Exception:  # noqa: BLE001 - a case may expect the reference to raise
                 pass
-            tries.append(time.perf_counter() - start)
+            tries.append(time.thread_time() - start)
         seconds.append(min(tries))
     return seconds
 

@@ -3,7 +3,8 @@
     run_submission(sources, jobs, limits=Limits(), allow_no_barrier=False, passed=None) -> SubmissionRun
 
 `sources` maps file names to the learner's source ({"step4_softmax.py": "…"}; a missing step is
-absent). Each Job names a step, a function, the manifest's part names of its result and its
+absent; a sandbox_types.Source names the notebook cells its lines come from, in tracebacks). Each Job
+names a step, a function, the manifest's part names of its result and its
 arguments. Every job gets a CallResult whose `ending` is the learner harness's (the child makes the
 call with attnkit_runtime.harness.call_case) or the sandbox's own (sandbox_types.Stopped):
 
@@ -12,7 +13,8 @@ call with attnkit_runtime.harness.call_case) or the sandbox's own (sandbox_types
                  `modified` names the arguments it changed in place, `warnings` NumPy's warnings
     not_written  the function raised NotImplementedError (a stub)
     raised       any other exception (its type and text, with the learner's traceback lines)
-    timeout      no answer within the call's limit (sandbox_types.call_limit; the child is killed)
+    timeout      the call used up a limit of its own (exc_type a sandbox_types.Limit: cpu, idle, wall; the
+                 child is killed)
     crashed      exit, os._exit, a signal, MemoryError, the memory cap, KeyboardInterrupt, SystemExit
     garbled      an answer that breaks the wire format or answers another request
     load_error   the file is missing, has a syntax error, or raised while being imported
@@ -30,12 +32,15 @@ forks inherits them, and a request names a job by its number); only JSON and raw
 (sandbox_wire.py). The learner's
 stdout/stderr (fds 1 and 2, so C-level writes too) come back capped, as text, never parsed.
 
-Limits: call_seconds (wall time per call at most, and per import), memory_mb (RLIMIT_AS), output_bytes
-(stdout+stderr kept), result_bytes (arrays one call may return), max_timeouts_per_function (after
-that many timeouts a function's remaining jobs end "not_run" without running; None: run them all),
-submission_seconds and submission_result_bytes (the whole submission's budgets); reference_factor,
-reference_allowance and call_floor_seconds scale the time limits to the reference's own time on the jobs
-that carry it (Job.reference_seconds: Plan's jobs do).
+Limits (sandbox_types.Limits): time is counted on the learner's process, not the clock
+(sandbox_meter): call_cpu_seconds and submission_cpu_seconds (its CPU time per call or import, and in
+all), call_idle_seconds and submission_idle_seconds (the time it sleeps), with call_seconds and
+submission_seconds as wall-time backstops; reference_factor, reference_allowance and
+call_floor_seconds scale the CPU limits to the reference's own CPU time on the jobs that carry it
+(Job.reference_seconds: Plan's jobs do). memory_mb (RLIMIT_AS), output_bytes (stdout+stderr kept),
+result_bytes (arrays one call may return), max_timeouts_per_function (after that many timeouts a
+function's remaining jobs end "not_run" without running; None: run them all), submission_result_bytes
+(the arrays of all its calls).
 
 Fails closed: when the barrier cannot be built, BarrierUnavailable (a ZygoteError) is raised unless
 `allow_no_barrier`. SubmissionRun.isolation says what isolated the run, SubmissionRun.tier in a word.

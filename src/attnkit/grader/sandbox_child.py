@@ -14,8 +14,9 @@ namespaces) caps its private /tmp and /dev/shm and drops its last capabilities, 
 non-dumpable (no process of its uid may read or trace it), denies user namespaces (seccomp), warms
 numpy up once, then serves the grader over the control socket:
   spawn  -> fork a submission child, send the grader its socket (SCM_RIGHTS) and {"pid"}
-  reset  -> kill every process the submission started, reap them
+  reset  -> kill every process the submission started, reap them, say the CPU time they used
   finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
+  probe  -> the newest child's scheduler times (`probe`), which the grader's time limits read
 A submission child, under rlimits (and without the barrier, as root, under the zygote's own uid),
 loads the child filter (one process, no signal or trace of another, no memory beside RLIMIT_AS),
 with fds 1 and 2 on capture files and its protocol socket on fd 3, then answers the grader's
@@ -66,7 +67,7 @@ class Zygote:
     def __init__(self, ctl, settings):
         self.ctl, self.settings = ctl, settings
         self.scratch = None  # per-submission folder: out, err, work/
-        self.children = set()
+        self.children, self.newest = set(), None
         self.stock, self.stock_bytes = [], 0  # the run's calls: (header, arrays) each, see take_stock
 
     def recv_exact(self, n):
@@ -88,9 +89,13 @@ class Zygote:
             elif op == "spawn":
                 self.spawn(header["limits"])
             elif op == "reset":
-                self.reply({"op": "reset", "ended": self.reset(header.get("grace", 0.0))})
+                before = _reaped_cpu()
+                ended = self.reset(header.get("grace", 0.0))
+                self.reply({"op": "reset", "ended": ended, "cpu": _reaped_cpu() - before})
             elif op == "finish":
                 self.reply(*self.finish(header["output_bytes"]))
+            elif op == "probe":
+                self.reply({"op": "probe", **probe(self.newest)})
 
     def take_stock(self, header, arrays):
         """Keep call number header["index"] (its module, function, result's part names, packed arguments
@@ -125,6 +130,7 @@ class Zygote:
             finally:
                 os._exit(70)
         self.children.add(pid)
+        self.newest = pid
         theirs.close()
         os.close(out)
         os.close(err)
@@ -185,6 +191,31 @@ class Zygote:
             for folder in FOLDERS:  # (System V IPC, POSIX queues and memfd are denied to children: no leftovers)
                 _empty(folder, self.settings["expose"])
         return {"op": "finished", "totals": totals}, texts
+
+
+def _reaped_cpu():
+    """CPU seconds of the processes this one has reaped, and of those they reaped."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def probe(pid):
+    """{"at": now (time.monotonic, the same clock as the grader's), "cpu": CPU seconds of all its threads,
+    "ran": and "queued": seconds its main thread has run and waited for a CPU} of process `pid`, from the
+    scheduler's counters (/proc/PID/task/TID/schedstat); {} once it has ended. The grader counts the time
+    its main thread neither ran nor waited for a CPU as time it slept (sandbox_runner.Meter)."""
+    at, tasks = time.monotonic(), {}
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            fields = _read(f"/proc/{pid}/task/{tid}/schedstat").split()
+            if len(fields) >= 2:
+                tasks[tid] = int(fields[0]) / 1e9, int(fields[1]) / 1e9
+    except OSError:
+        return {}
+    main = tasks.get(str(pid))
+    if main is None:
+        return {}
+    return {"at": at, "cpu": sum(ran for ran, _ in tasks.values()), "ran": main[0], "queued": main[1]}
 
 
 def _empty(folder, expose):
@@ -324,6 +355,7 @@ class Submission:
     def __init__(self, sock, own_pid_namespace, stock):
         self.sock, self.own_pid_namespace, self.stock = sock, own_pid_namespace, stock
         self.modules, self.filenames, self.classes = {}, set(), {}
+        self.places = {}  # filename -> ((first line, place, its line there), …): see sandbox_types.Source
         self.streams = (sys.stdout, sys.stderr)
         self.reader, self.pending = Reader(sock), deque()  # requests read while waiting for an answer
         self.inputs = {}  # id -> (name, array, fingerprint) of the running call's large arguments
@@ -382,24 +414,27 @@ class Submission:
             sys.modules[own] = self.modules[own]
         name, source, filename = header["module"], header["source"], header["filename"]
         self.filenames.add(filename)
+        self.places[filename] = sorted((int(first), str(place), int(line)) for first, place, line in header["places"])
+        shown = self._place(filename)[0]
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         module = types.ModuleType(name)
         module.__file__ = filename
         try:
             code = compile(source, filename, "exec", dont_inherit=True)
         except (RecursionError, MemoryError) as err:  # e.g. 100k-deep attribute access or `not not …`
-            return _reply(header, Stopped.LOAD_ERROR, f"{filename} is nested too deeply to compile "
+            return _reply(header, Stopped.LOAD_ERROR, f"{shown} is nested too deeply to compile "
                                                       f"({type(err).__name__}): split the long expression", "SyntaxError")
         except (SyntaxError, ValueError) as err:
-            line = f" on line {err.lineno}" if getattr(err, "lineno", None) else ""
+            where, lineno = self._place(filename, getattr(err, "lineno", None))
+            line = f" on line {lineno}" if lineno else ""
             return _reply(header, Stopped.LOAD_ERROR,
-                          f"{filename} has a syntax error{line}: {getattr(err, 'msg', err)}", "SyntaxError")
+                          f"{where} has a syntax error{line}: {getattr(err, 'msg', err)}", "SyntaxError")
         sys.modules[name] = module  # only while it runs (a dataclass looks its module up), as loader does
         try:
             exec(code, module.__dict__)
             self._provide(module, arrays)
         except BaseException as err:  # noqa: BLE001 - whatever the import raised is the learner's
-            return _reply(header, Stopped.LOAD_ERROR, f"{filename} failed while being imported: "
+            return _reply(header, Stopped.LOAD_ERROR, f"{shown} failed while being imported: "
                           + self._describe(err, named=True), type(err).__name__)
         finally:
             sys.modules.pop(name, None)
@@ -511,8 +546,21 @@ class Submission:
 
     def _frames(self, err):
         frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename in self.filenames]
-        return "".join(f"\n  {f.filename}, line {f.lineno}, in {f.name}" + (f": {f.line}" if f.line else "")
-                       for f in frames[-6:])
+        return "".join("\n  {}, line {}, in {}".format(*self._place(f.filename, f.lineno), f.name)
+                       + (f": {f.line}" if f.line else "") for f in frames[-6:])
+
+    def _place(self, filename, lineno=None):
+        """(where, line) a learner knows line `lineno` of `filename` by: the place it came from (a notebook's
+        cell) and its line there; the file and the line themselves when it came from no other place.
+        With no line: (where the module's first place is, None)."""
+        places = self.places.get(filename, ())
+        if lineno is None:
+            return (places[0][1] if places else filename), None
+        before = [place for place in places if place[0] <= lineno]
+        if not before:
+            return filename, lineno
+        first, where, line = before[-1]
+        return where, lineno - first + line
 
 
 def _reply(header, ending, error="", exc_type="", unnamed="", warnings=(), modified=()):

@@ -11,13 +11,17 @@ replaced before the next step whenever the previous one left something behind (a
 a timer, a patched numpy or builtins: its answer to the next "load" says so), and after any crash,
 timeout, garbled answer or failed import.
 
-A submission has budgets (sandbox_types.submission_budget, Limits.submission_result_bytes): once one is spent,
+Time is counted on the learner's process, not the clock (sandbox_meter: its CPU time and the time it
+sleeps, per call and per submission, which a busy machine does not inflate), with wall-time backstops
+(Limits.call_seconds, submission_seconds); the grader's answers to its "ref" requests count in none.
+A submission has budgets (sandbox_types.submission_budget, Limits.submission_*): once one is spent,
 the call running is cut short and every remaining job ends "budget", without running. A
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
 """
 import itertools
 import secrets
+import select
 import time
 from collections import Counter, deque
 from functools import lru_cache
@@ -26,8 +30,9 @@ import numpy as np
 
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
+from .sandbox_meter import Meter, OverLimit
 from .sandbox_reference import answer, kit_modules, provided_code
-from .sandbox_types import Stopped, call_limit, result, submission_budget
+from .sandbox_types import Limit, Source, Stopped, call_limit, result, submission_budget
 from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
 from .sandbox_zygote import ZygoteError
 
@@ -56,8 +61,11 @@ class SubmissionRunner:
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
-        self.budget = limits.submission_seconds  # see run
-        self.deadline = time.monotonic() + self.budget
+        self.cpu_budget = limits.submission_cpu_seconds  # see run
+        self.cpu_ended = self.cpu_live = 0.0  # CPU seconds of its ended children; of the live one when last probed
+        self.idle_used = 0.0  # seconds its processes slept in calls and imports (sandbox_meter)
+        self.answered = 0  # "ref" requests answered: time spent on them is not the learner's (Meter.add)
+        self.deadline = time.monotonic() + limits.submission_seconds
         self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
 
     def _nonce(self):
@@ -71,8 +79,8 @@ class SubmissionRunner:
         """{job key: CallResult} for every job; `passed(step, results)`, if given, says whether `step`
         passed every one of its cases with these results (see `_load`)."""
         self.jobs, self.numbers = jobs, {job: number for number, job in enumerate(jobs)}  # as the zygote stocks them
-        self.budget = submission_budget(self.limits, jobs)
-        self.deadline = time.monotonic() + self.budget
+        self.cpu_budget = submission_budget(self.limits, jobs)
+        self.deadline = time.monotonic() + self.limits.submission_seconds
         by_step, results = {}, {}
         for job in jobs:
             by_step.setdefault(job.step, []).append(job)
@@ -116,10 +124,12 @@ class SubmissionRunner:
         self.sock.close()
         self.sock = None
         try:
-            return self.zygote.reset(grace)
+            ended, cpu = self.zygote.reset(grace)
         except ZygoteError:  # the zygote died (its namespace, and every child, with it): start afresh
             self.replace(self.holder)
             return ""
+        self.cpu_ended, self.cpu_live = self.cpu_ended + cpu, 0.0
+        return ended
 
     def _spent(self):
         """The "budget" CallResult for jobs not run once a budget is spent, else None."""
@@ -127,12 +137,20 @@ class SubmissionRunner:
             return result(Stopped.BUDGET, say("sandbox.budget_bytes", limit=self.limits.submission_result_bytes),
                           "bytes")
         if time.monotonic() >= self.deadline:
-            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=round(self.budget, 2)), "time")
+            return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
+        if self.cpu_ended + self.cpu_live >= self.cpu_budget:
+            return result(Stopped.BUDGET, say("sandbox.budget_cpu", seconds=round(self.cpu_budget, 2)), "time")
+        if self.idle_used >= self.limits.submission_idle_seconds:
+            return result(Stopped.BUDGET, say("sandbox.budget_idle", seconds=self.limits.submission_idle_seconds),
+                          "time")
         return None
 
-    def _seconds_for(self, job):
-        """The call's limit: `call_limit` for a job, `call_seconds` for an import (job None)."""
-        return self.limits.call_seconds if job is None else call_limit(self.limits, job)
+    def _seconds_for(self, job, limit):
+        """A call's (or with job None, an import's) limit of that Limit: CPU (`call_limit`; for an import
+        `call_cpu_seconds`), idle or wall seconds."""
+        if limit == Limit.CPU:
+            return self.limits.call_cpu_seconds if job is None else call_limit(self.limits, job)
+        return self.limits.call_idle_seconds if limit == Limit.IDLE else self.limits.call_seconds
 
     def _counted(self, res):
         """`res`, or the budget's result when its arrays do not fit in what is left of the byte budget."""
@@ -181,7 +199,7 @@ class SubmissionRunner:
         next one as soon as it has answered), until the queue is empty or the child has to go.
 
         A call's time runs from its predecessor's answer (or its own sending), so each call still
-        gets its limit (sandbox_types.call_limit). A request names only the call's number in the zygote's stock (its
+        gets its limits (sandbox_meter). A request names only the call's number in the zygote's stock (its
         arguments are there already), so the requests in flight stay far under the socket buffer
         and sending never blocks. The child may hold an answer back to send it with the next ones
         (Submission.serve), so an answer that never came while later calls were in flight (the
@@ -211,7 +229,9 @@ class SubmissionRunner:
             res = self._counted(self._answer(job, nonce, since))
             since = time.monotonic()
             if res.ending in _CHILD_GONE:
-                ended = self._end_child(0.05 if res.ending == Stopped.CRASHED else 0.0)
+                # a process that died may take a moment to be reaped, to say how it ended; one that answered
+                # "crashed" (MemoryError, SystemExit: the exception's type) is alive, and is not waited for
+                ended = self._end_child(0.05 if res.ending == Stopped.CRASHED and not res.exc_type else 0.0)
                 if inflight and res.ending != Stopped.BUDGET:
                     # its answer may have been held back behind a later call that never ended (Submission.serve):
                     # it and the rest run again, one at a time from now on, so each ending is its own call's
@@ -235,15 +255,17 @@ class SubmissionRunner:
         start = time.monotonic()
         self.sock.settimeout(self.limits.call_seconds)
         self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
-        reply, parts = self._reply_to(nonce, start + self._seconds_for(None), step)
+        reply, parts = self._reply_to(nonce, start, step)
         return reply, parts, time.monotonic() - start
 
-    def _reply_to(self, nonce, due, step, job=None):
-        """The child's answer to request `nonce`, due by `due` (its call's limit) and the submission's
-        deadline; the reference requests ("ref") it sends first, while `step`'s code runs (call `job`,
-        if one), are answered on the way: their time is the call's, not the submission's (the deadline
-        moves on by it: computing the reference is the grader's work)."""
+    def _reply_to(self, nonce, since, step, job=None):
+        """The child's answer to request `nonce` of the call (`job`, or an import) that started at `since`,
+        within its limits and the submission's (_await); the reference requests ("ref") it sends first,
+        while `step`'s code runs, are answered on the way: their time is neither the call's nor the
+        submission's (both wall deadlines move on by it: computing the reference is the grader's work)."""
+        meter, due = Meter(since), since + self.limits.call_seconds
         while True:
+            self._await(meter, due, job)
             reply, parts, raw = read_kept(lambda n: self.reader.exact(n, min(due, self.deadline)), _MAX_HEADER,
                                           self.limits.result_bytes)
             if reply.get("op") != "ref":
@@ -252,20 +274,49 @@ class SubmissionRunner:
             reply_bytes = answer(step, (reply, parts, raw), self.limits.result_bytes, job,
                                  _large_inputs(job) if job is not None else {}, self.limits.memory_mb,
                                  min(due, self.deadline))
-            self.deadline += time.monotonic() - start
+            self.deadline, due = (moment + time.monotonic() - start for moment in (self.deadline, due))
             self.sock.settimeout(max(min(due, self.deadline) - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
+            self.answered += 1
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
         return reply, parts
 
+    def _await(self, meter, due, job):
+        """Return once the child's answer (or a request) can be read, or `due` or the deadline has come
+        (the read then times out), probing the child's times meanwhile (sandbox_meter). Raises OverLimit
+        once the call or the submission has used up its CPU or sleep limit."""
+        while not self.reader.buf:
+            now = time.monotonic()
+            if now >= min(due, self.deadline):
+                return
+            if now < meter.due:
+                if _readable(self.sock, min(due, self.deadline, meter.due) - now):
+                    return
+                continue
+            try:
+                sample = self.zygote.probe()
+            except ZygoteError:
+                sample = {}  # the zygote is gone: the child's socket says so
+            waiting = _readable(self.sock, 0)
+            self.idle_used += meter.add(sample, self.answered, waiting)
+            self.cpu_live = sample.get("cpu", self.cpu_live)
+            if self._spent() is not None:
+                raise OverLimit()
+            for limit, used in ((Limit.CPU, meter.cpu), (Limit.IDLE, meter.idle)):
+                if used > self._seconds_for(job, limit):
+                    raise OverLimit(limit)
+
     def _failure(self, err, what, seconds, during="", job=None):
         """The CallResult for an exchange (a call of `job`, or an import) that did not get a well-formed answer."""
-        if isinstance(err, TimeoutError) and time.monotonic() >= self.deadline:
+        limit = err.limit if isinstance(err, OverLimit) else Limit.WALL
+        if isinstance(err, TimeoutError) and (limit is None or self._spent() is not None):
             return self._spent()
         if isinstance(err, TimeoutError):
-            late = f"{what} did not finish{during} within {round(self._seconds_for(job), 2):g} s"
-            return result(Ending.TIMEOUT, say("grade.timeout", error=late), "", seconds)
+            late = say(f"sandbox.over_{limit}", what=say("sandbox.the_import", file=what) if job is None else what,
+                       seconds=round(self._seconds_for(job, limit), 2))
+            words = "grade.timeout_asleep" if limit == Limit.IDLE else "grade.timeout"
+            return result(Ending.TIMEOUT, say(words, error=late), str(limit), seconds)
         if isinstance(err, WireError):
             return _garbled(f"{what}{during}: {err}", seconds)
         return result(Stopped.CRASHED, f"{what} ended its process{during} (exit, os._exit or a fatal signal)", "",
@@ -280,8 +331,9 @@ class SubmissionRunner:
         own = [name for name, _ in kit_modules(step) if name in self.own and name in self.present]
         kit = [(name, proxies) for name, proxies in kit_modules(step)
                if f"kit:{name}" not in self.present and name not in own]
-        header = {"op": "load", "module": step, "filename": filename, "source": source, "own": own,
-                  "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
+        places = [list(place) for place in source.places] if isinstance(source, Source) else []
+        header = {"op": "load", "module": step, "filename": filename, "source": source, "places": places,
+                  "own": own, "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
         code = [(f"kit:{name}", provided_code(name)) for name, _ in kit]
         code += [(f"provided:{part}", provided_code(step, part)) for part in ("names", "definitions")]
         arrays = [(name, np.frombuffer(data, dtype=np.uint8), False) for name, data in code]
@@ -311,7 +363,7 @@ class SubmissionRunner:
     def _answer(self, job, nonce, since):
         """The CallResult of `job` from the child's next answer, due its call limit after `since`."""
         try:
-            reply, parts = self._reply_to(nonce, since + self._seconds_for(job), job.step, job)
+            reply, parts = self._reply_to(nonce, since, job.step, job)
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, f"{job.function}()", time.monotonic() - since, job=job)
         seconds = time.monotonic() - since
@@ -331,6 +383,13 @@ class SubmissionRunner:
 
 
 _CHILD_GONE = (Ending.TIMEOUT, Stopped.CRASHED, Stopped.BUDGET, Stopped.GARBLED)  # the child is ended after these
+
+
+def _readable(sock, seconds):
+    """Whether `sock` has something to read (or has been closed) within `seconds` (poll: no limit on fd numbers)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(max(seconds, 0.0) * 1000))
 
 
 def _garbled(what, seconds):

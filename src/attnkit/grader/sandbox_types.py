@@ -12,22 +12,41 @@ ONE_BLAS_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREA
 
 @dataclass(frozen=True)
 class Limits:
-    call_seconds: float = 2.0  # wall time per call (and for importing a step's module): at most; see below
+    """Time is limited on the learner's own process (sandbox_runner.Meter): its CPU time, and the time it
+    sleeps (neither running nor waiting for a CPU nor for the grader), which a busy machine does not
+    inflate; wall time is only a backstop, and none of them counts the grader's answers to its calls of
+    earlier steps (the reference worker's time)."""
+
+    call_cpu_seconds: float = 2.0  # CPU seconds of the learner's process per call, at most (see reference_factor)
+    call_idle_seconds: float = 0.25  # seconds per call (or import) that the learner's process sleeps
+    call_seconds: float = 10.0  # wall time per call, and per import of a step's module: a backstop
     memory_mb: int = 1024  # the submission's memory: RLIMIT_AS of its one process (seccomp denies it a second)
     output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
     max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run
-    submission_seconds: float = 30.0  # wall time of the whole submission: imports and calls (at most; see below)
-    # with jobs whose reference time is known (Plan measures it), both limits follow the reference's own time
-    # (None, the default: no scaling; --reference-factor F turns it on): a call may take reference_factor x the reference's time on it, at least
-    # call_floor_seconds (what an honest solution with Python loops needs for a small call, with room for a busy
-    # machine) and at most call_seconds; the submission, reference_allowance + reference_factor x the
-    # reference's time on all its calls, at most submission_seconds (call_limit, submission_budget)
-    reference_factor: float | None = None  # opt-in: wall time, so a loaded machine or a call that waits on the
-    # reference worker (a stub's later step runs on the reference's earlier steps) can exceed a scaled limit
+    submission_cpu_seconds: float = 30.0  # CPU seconds of the whole submission: imports and calls, at most
+    submission_idle_seconds: float = 1.0  # seconds the whole submission's process may sleep
+    submission_seconds: float = 60.0  # wall time of the whole submission: a backstop
+    # with jobs whose reference time is known (Plan measures it, in CPU time), the CPU limits follow it (None:
+    # no scaling): a call may take reference_factor x the reference's time on it, at least call_floor_seconds
+    # (what an honest solution with Python loops needs for a small call, with room to spare) and at most
+    # call_cpu_seconds; the submission, reference_allowance + reference_factor x the reference's time on all its
+    # calls, at most submission_cpu_seconds (call_limit, submission_budget)
+    reference_factor: float | None = 20.0
     reference_allowance: float = 1.0
     call_floor_seconds: float = 0.25
     submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
+
+
+class Limit(str, Enum):
+    """Which limit stopped a call (CallResult.exc_type of a timeout)."""
+
+    CPU = "cpu"  # its CPU time: Limits.call_cpu_seconds, scaled (call_limit)
+    IDLE = "idle"  # the time it slept: Limits.call_idle_seconds
+    WALL = "wall"  # the backstop: Limits.call_seconds
+
+    def __str__(self):
+        return self.value
 
 
 @dataclass(frozen=True, eq=False)  # equal only to itself: hashable by identity, whatever its kwargs hold
@@ -37,7 +56,19 @@ class Job:
     function: str  # e.g. "attention"
     returns: tuple  # part names from the manifest, e.g. ("O", "P")
     kwargs: dict  # argument name -> array, numpy scalar, JSON-able value; "*name" -> list spread positionally
-    reference_seconds: float | None = None  # what the reference takes on this call here (Plan measures it), if known
+    reference_seconds: float | None = None  # the reference's CPU time on this call here (Plan measures it), if known
+
+
+class Source(str):
+    """A step module's text rebuilt from elsewhere (a notebook's cells), with `places`: where its lines come
+    from, ((first module line, what the learner calls that place, its line there), …) in order, e.g.
+    ((1, 'attention.ipynb, the cell under "Step 3"', 1),); lines before the first place are the kit's.
+    The sandbox names those places, not the module's file, in what a learner reads."""
+
+    def __new__(cls, text, places=()):
+        made = super().__new__(cls, text)
+        made.places = tuple(places)
+        return made
 
 
 class Stopped:
@@ -52,23 +83,23 @@ class Stopped:
 
 
 def call_limit(limits, job):
-    """The wall seconds one call of `job` may take: `limits.call_seconds`, or less when the job's reference
+    """The CPU seconds one call of `job` may take: `limits.call_cpu_seconds`, or less when the job's reference
     time is known (Limits.reference_factor), never under `limits.call_floor_seconds`: a function that never
     returns spends a small part of the submission's budget on its timeouts, not all of it."""
     if limits.reference_factor is None or job.reference_seconds is None:
-        return limits.call_seconds
+        return limits.call_cpu_seconds
     scaled = max(limits.call_floor_seconds, limits.reference_factor * job.reference_seconds)
-    return min(limits.call_seconds, scaled)
+    return min(limits.call_cpu_seconds, scaled)
 
 
 def submission_budget(limits, jobs):
-    """The wall seconds a submission of these jobs may take: `limits.submission_seconds`, or less when every
+    """The CPU seconds a submission of these jobs may take: `limits.submission_cpu_seconds`, or less when every
     job's reference time is known (Limits.reference_factor): a submission tens of times slower than the
     reference on the same calls is stopped there, not after half a minute."""
     known = [job.reference_seconds for job in jobs]
     if limits.reference_factor is None or not known or None in known:
-        return limits.submission_seconds
-    return min(limits.submission_seconds, limits.reference_allowance + limits.reference_factor * sum(known))
+        return limits.submission_cpu_seconds
+    return min(limits.submission_cpu_seconds, limits.reference_allowance + limits.reference_factor * sum(known))
 
 
 @dataclass(frozen=True)
@@ -76,7 +107,7 @@ class CallResult:
     ending: str  # a harness.Ending (returned, not_written, raised, timeout) or a Stopped
     parts: dict | None  # part name -> np.ndarray (numeric or bool) when it returned a result that was named
     error: str  # "" or the exception's message and the learner-file lines of its traceback, or why it stopped
-    exc_type: str  # "" or the exception class name, e.g. "ValueError" ("time"/"bytes" for a budget)
+    exc_type: str  # "" or the exception class name, e.g. "ValueError" ("time"/"bytes" for a budget, a Limit for a timeout)
     seconds: float
     warnings: tuple = ()  # texts of the RuntimeWarnings (NumPy's NaN/inf) a call that returned emitted
     modified: tuple = ()  # the arguments the call changed in place (harness.Outcome.modified)

@@ -260,11 +260,17 @@ class Zygote:
         return socket.socket(fileno=fds[0])
 
     def reset(self, grace=0.0):
-        """Kill every process of the current submission; say how children that had ended by
-        themselves ended ("exit code 3", "signal SIGSEGV"), waiting up to `grace` s for them."""
+        """Kill every process of the current submission: (how children that had ended by themselves
+        ended, "exit code 3", "signal SIGSEGV", waiting up to `grace` s for them; the CPU seconds they used)."""
         self._request({"op": "reset", "grace": grace})
         header, _ = self._read(_CONTROL_SECONDS)
-        return str(header.get("ended", ""))
+        return str(header.get("ended", "")), float(header.get("cpu", 0.0))
+
+    def probe(self):
+        """The newest child's scheduler times (sandbox_child.probe: "at", "cpu", "ran", "queued"), {} once it has ended."""
+        self._request({"op": "probe"})
+        header, _ = self._read(_CONTROL_SECONDS)
+        return {key: float(header[key]) for key in ("at", "cpu", "ran", "queued") if key in header}
 
     def finish(self, output_bytes):
         """Kill everything, return (stdout bytes, stderr bytes, {"out": total, "err": total})."""

@@ -107,7 +107,8 @@ def _notebook(name, path, found_in=""):
     except (Refused, OSError) as err:
         return refused(name, f"{path} {_why(err, 'notebook')}")
     try:
-        return _made(name, step_sources(data.decode("utf-8", "replace")), "", {"nb": data}, found_in=found_in)
+        return _made(name, step_sources(data.decode("utf-8", "replace"), Path(path).name), "", {"nb": data},
+                     found_in=found_in)
     except NotebookError as err:
         return _made(name, {}, f"{path}: {err}", {"nb": data}, found_in=found_in)
 
