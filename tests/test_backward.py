@@ -47,6 +47,13 @@ def test_lesson_softmax_backward_with_the_row_sums_written_out(ref):
     np.testing.assert_array_equal(P * dP, [[0, 0], [1, 0]])  # the row-sum term left out
 
 
+def test_lesson_softmax_example_of_two_equal_weights(ref):
+    P, dP = np.array([[0.5, 0.5]]), np.array([[1.0, 0.0]])
+    assert np.sum(dP * P) == 0.5
+    np.testing.assert_array_equal(ref.step13_backward.softmax_backward(P, dP), [[0.25, -0.25]])
+    np.testing.assert_array_equal(P * dP, [[0.5, 0]])  # the row-sum term left out
+
+
 def test_lesson_gradients(ref):
     dQ, dK, dV = ref.step13_backward.attention_backward(Q_LESSON, K_LESSON, V_LESSON, DO_LESSON)
     np.testing.assert_array_equal(dV, [[0.5, 1], [0.5, 0]])
