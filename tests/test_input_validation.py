@@ -148,6 +148,9 @@ CASES = {
     # step 13
     "softmax_backward: shapes differ": ("step13_backward", "softmax_backward", dict(P=a(2, 3), dP=a(3, 2)), ValueError, ["P", "(2, 3)", "(3, 2)"]),
     "attention_backward: dO wrong shape": ("step13_backward", "attention_backward", dict(**QKV, dO=a(3, 4)), ValueError, ["dO", "(3, 2)", "(3, 4)"]),
+    "attention_backward: dO one row per key": ("step13_backward", "attention_backward", dict(**QKV, dO=a(5, 2)), ValueError, ["dO", "(3, 2)", "(5, 2)"]),
+    "attention_backward: Q one axis": ("step13_backward", "attention_backward", with_(QKV, Q=a(4), dO=a(3, 2)), ValueError, ["Q", "(4,)", "[T_q, D_h]"]),
+    "softmax_backward: dP not numeric": ("step13_backward", "softmax_backward", dict(P=a(2, 2), dP=TEXT), TypeError, ["dP", "<U1"]),
 }
 
 

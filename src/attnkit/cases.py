@@ -10,7 +10,7 @@ import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import lessons, manifest
+from . import gradients, lessons, manifest
 from attnkit_runtime import judge
 from .data_texts import gaps, two_languages
 from attnkit_runtime.i18n import LANGUAGES
@@ -19,6 +19,7 @@ from .reference import reference_function
 from .yaml_data import read_yaml
 
 DEFAULT_TOLERANCE = {"atol": 1e-8, "rtol": 1e-6}
+EXPECTATIONS = ("value", "reference", "finite_differences", "property")  # the kinds of `expect` (docs/CASES.md)
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,9 @@ class Case:
 
     @property
     def kind(self):
-        """"value" (stored result), "reference" (the reference solution's result) or "property"."""
-        return next(k for k in ("value", "reference", "property") if k in self.expect)
+        """"value" (stored result), "reference" (the reference solution's result), "finite_differences" (the
+        gradient of a reference function, attnkit.gradients) or "property"."""
+        return next(k for k in EXPECTATIONS if k in self.expect)
 
     @property
     def returns(self):
@@ -98,8 +100,10 @@ def _parse_case(step, raw, defaults, side):
         raise ValueError(f"case {raw.get('name')!r}: give either args (one call) or calls (several)")
     step.function(raw["function"])  # KeyError for a function the step does not have
     expect = raw["expect"]
-    if sum(k in expect for k in ("value", "reference", "property")) != 1:
-        raise ValueError(f"case {raw['name']!r}: expect needs exactly one of value / reference / property")
+    if sum(k in expect for k in EXPECTATIONS) != 1:
+        raise ValueError(f"case {raw['name']!r}: expect needs exactly one of {' / '.join(EXPECTATIONS)}")
+    if "finite_differences" in expect:
+        gradients.check(expect["finite_differences"], step.function(raw["function"]).returns, f"case {raw['name']!r}")
     visibility = raw.get("visibility", side)
     if visibility != side:
         raise ValueError(f"case {raw['name']!r}: visibility {visibility!r} in a file of {side} cases "

@@ -1,5 +1,6 @@
-"""What a case's calls must give, in the kit: its stored value, or the reference solution's result
-(for a property case, the shapes and dtypes of the reference's results).
+"""What a case's calls must give, in the kit: its stored value, the reference solution's result, or the
+gradient of a reference function by finite differences (for a property case, the shapes and dtypes of the
+reference's results).
 
 The judging itself (compare, evaluate, the teaching message) is the portable core, `attnkit_runtime.judge`;
 this is the one part of it that needs the reference, which neither the release nor the notebook holds.
@@ -7,6 +8,7 @@ this is the one part of it that needs the reference, which neither the release n
 import numpy as np
 
 from attnkit_runtime.judge import as_array, pick
+from .gradients import finite_differences
 from .reference import reference_outputs
 
 
@@ -21,6 +23,8 @@ def expected_outputs(case, calls):
         if "pick" in expect:
             return [{expect["pick"]: pick(out, expect["pick"])} for out in outputs]
         return outputs
+    if "finite_differences" in expect:
+        return [finite_differences(expect["finite_differences"], kwargs) for kwargs in calls]
     return None
 
 

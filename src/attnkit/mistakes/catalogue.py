@@ -51,6 +51,25 @@ _TEXT = (
      {"en": "Add the head's bias to every row: Z @ W + b.",
       "zh": "给每一行加上这个 Head 的偏置：Z @ W + b。"},
      "step1_projection#orientation-and-bias"),
+    # dV = P dO and dK = dS Q raise the same matmul error when T_q != T_k (and, with one query, so does K Qᵀ written
+    # inline in the backward pass): the first is named there, its advice names both transposes; a square case tells
+    # them apart.
+    ("backward_dv_not_transposed",
+     {"en": "computed dV = P dO instead of Pᵀ dO",
+      "zh": "算的是 dV = P dO，而不是 Pᵀ dO"},
+     {"en": "Each value row collects from the queries that read it: dV = Pᵀ dO, [T_k, T_q] @ [T_q, D_v]. P dO runs "
+            "only when T_q = T_k; dK needs the same transpose, dK = dSᵀ Q / sqrt(D_h).",
+      "zh": "每个 Value 行要从读它的各个 Query 收梯度：dV = Pᵀ dO，[T_k, T_q] @ [T_q, D_v]。P dO 只有 T_q = T_k "
+            "时才能算；dK 也要同样转置，dK = dSᵀ Q / sqrt(D_h)。"},
+     "step13_backward#values"),
+    ("backward_dk_not_transposed",
+     {"en": "computed dK = dS Q instead of dSᵀ Q",
+      "zh": "算的是 dK = dS Q，而不是 dSᵀ Q"},
+     {"en": "A key row is in a column of the scores: dK = dSᵀ Q / sqrt(D_h), [T_k, T_q] @ [T_q, D_h]. dS Q runs "
+            "only when T_q = T_k.",
+      "zh": "一个 Key 行出现在分数的一列里：dK = dSᵀ Q / sqrt(D_h)，[T_k, T_q] @ [T_q, D_h]。dS Q 只有 "
+            "T_q = T_k 时才能算。"},
+     "step13_backward#scores"),
     ("scores_transposed",
      {"en": "computed K Qᵀ (rows are keys) instead of Q Kᵀ",
       "zh": "算成了 K Qᵀ（行是 Key），而不是 Q Kᵀ"},
@@ -104,6 +123,14 @@ _TEXT = (
             "i.",
       "zh": "Query i 位于绝对位置 past + i，其中 past = T_k - T_q：它可以读 Key 0 … past + i。"},
      "ref_kv_cache#top-left-trap"),
+    ("backward_mask_dropped",
+     {"en": "gradient flows into hidden keys: P recomputed without the mask",
+      "zh": "梯度流进了被遮住的 Key：重算 P 时没有加掩码"},
+     {"en": "Take the masked P from step 6's attention(Q, K, V, visible): where it is 0, dS is 0 and no gradient "
+            "reaches a key the query never read.",
+      "zh": "用第 6 步 attention(Q, K, V, visible) 给出的、加了掩码的 P：它为 0 的地方 dS 也是 0，梯度不会流到"
+            "这个 Query 没读过的 Key。"},
+     "step13_backward#masked"),
     ("mask_off_by_one",
      {"en": "each position may also read the next one (causal table shifted by one)",
       "zh": "每个位置还能读下一个位置（因果表错位了一格）"},
@@ -195,6 +222,14 @@ _TEXT = (
       "zh": "Hugging Face 的 attention_mask 中 1 是真实 Token，0 是填充；key_padding_mask 要在填充处为 "
             "True。"},
      "ref_padding#hf-polarity"),
+    ("backward_fully_masked_nan",
+     {"en": "a query with no visible key gives NaN gradients instead of zeros",
+      "zh": "一个可见 Key 都没有的 Query 得到的梯度是 NaN，而不是 0"},
+     {"en": "P recomputed as exp(S - max) / sum is NaN on a row of only -inf, and the sums over queries carry the NaN "
+            "into dK and dV: take P from step 6's attention, whose row is all zeros there.",
+      "zh": "用 exp(S - max) / sum 重算的 P，在整行都是 -inf 的地方是 NaN，对 Query 的求和又把 NaN 带进 dK 和 dV："
+            "用第 6 步 attention 给出的 P，那一行是全 0。"},
+     "step13_backward#masked"),
     ("fully_masked_nan",
      {"en": "a row with no visible key gives NaN instead of zeros",
       "zh": "没有可见 Key 的行得到 NaN，而不是全 0"},
@@ -315,6 +350,29 @@ _TEXT = (
       "zh": "Key 占槽位 0 … T_k - 1，填充在它们后面：保留 scores[..., :n_keys]，而不是 scores[..., "
             "-n_keys:]。"},
      "step9_ggml_layout#kq-padding"),
+    ("softmax_backward_no_rowsum",
+     {"en": "softmax's backward without the row-sum term (dS = P ⊙ dP)",
+      "zh": "softmax 的反向传播漏掉了行和那一项（dS = P ⊙ dP）"},
+     {"en": "Raising one weight lowers the others of its row: dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True)). "
+            "Each row of dS sums to 0.",
+      "zh": "一个权重变大，同一行的其他权重就要变小：dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True))。"
+            "dS 的每一行加起来等于 0。"},
+     "step13_backward#softmax-backward"),
+    ("softmax_backward_rowsum_axis",
+     {"en": "the row sum of dP ⊙ P taken over the wrong axis, or without keepdims",
+      "zh": "dP ⊙ P 的行和沿错了轴，或者没有 keepdims"},
+     {"en": "Sum over the keys and keep a column: (dP * P).sum(axis=-1, keepdims=True) is [..., T_q, 1]; a plain "
+            "[..., T_q] broadcasts along the keys instead of the queries.",
+      "zh": "沿 Key 求和并保留成一列：(dP * P).sum(axis=-1, keepdims=True) 的形状是 [..., T_q, 1]；直接得到的 "
+            "[..., T_q] 会沿 Key 广播，而不是沿 Query。"},
+     "step13_backward#softmax-backward"),
+    ("backward_scale_missing",
+     {"en": "left the 1/sqrt(D_h) out of dQ or dK",
+      "zh": "dQ 或 dK 漏掉了 1/sqrt(D_h)"},
+     {"en": "The scores were divided by sqrt(D_h), so both gradients are too: dQ = dS K / sqrt(D_h) and "
+            "dK = dSᵀ Q / sqrt(D_h).",
+      "zh": "分数除过 sqrt(D_h)，所以两个梯度也都要除：dQ = dS K / sqrt(D_h)，dK = dSᵀ Q / sqrt(D_h)。"},
+     "step13_backward#scores"),
 )
 
 

@@ -376,6 +376,48 @@ def _kq_slots(keep):
     return read_kq_dump
 
 
+# step 13 — the backward pass ----------------------------------------------------------------------
+
+def _softmax_backward_with(row_sum):
+    @slip("step13_backward", "softmax_backward")
+    def softmax_backward(P, dP):
+        """P ⊙ (dP - row_sum(dP ⊙ P)) with another row sum than over the keys, kept as a column."""
+        P, dP = _floats(P), _floats(dP)
+        return P * (dP - row_sum(dP * P))
+    return softmax_backward
+
+
+def _masked_weights(Q, K, visible):
+    """P from step 6's attention (the reference's way)."""
+    return ref("step6_head", "attention")(Q, K, np.zeros_like(K), visible)[1]
+
+
+def _unmasked_weights(Q, K, visible):
+    """softmax(Q Kᵀ / sqrt(D_h)) over every key: the mask left out of the backward pass."""
+    return _softmax_of(_unmasked_scores(Q, K, visible)[0])
+
+
+def _weights_nan_on_empty_rows(Q, K, visible):
+    """exp(S - max) / sum of the masked scores: -inf - (-inf) = NaN on a row with no visible key."""
+    S, table = _unmasked_scores(Q, K, visible)
+    S = np.where(table, S, -np.inf)
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def _head_backward(weights=_masked_weights, dV=lambda P, dO: P.T @ dO, dK=lambda dS, Q: dS.T @ Q, scaled=("dQ", "dK")):
+    """attention_backward with P = weights(Q, K, visible), dV = dV(P, dO) and dK = dK(dS, Q) (times
+    1/sqrt(D_h) for each gradient named in `scaled`)."""
+    @slip("step13_backward", "attention_backward")
+    def attention_backward(Q, K, V, dO, visible=None):
+        Q, K, V, dO = (_floats(x) for x in (Q, K, V, dO))
+        P = weights(Q, K, visible)
+        dS = ref("step13_backward", "softmax_backward")(P, dO @ V.T)
+        scale = {name: 1 / math.sqrt(Q.shape[-1]) if name in scaled else 1.0 for name in ("dQ", "dK")}
+        return dS @ K * scale["dQ"], dK(dS, Q) * scale["dK"], dV(P, dO)
+    return attention_backward
+
+
 SLIPS = {
     "projection_transposed": (_projection(lambda Z, W: Z @ W.T), _projection(lambda Z, W: W @ Z),
                               _projection(lambda Z, W: np.dot(Z, W.T)), _qkv_transposed_weights),
@@ -423,4 +465,12 @@ SLIPS = {
     "ggml_heads_tokens_swapped": (_qkv_tokens_first, _kq_queries_first),
     "kq_padding_kept": (_kq_slots(lambda scores, n_keys: scores),),
     "kq_padding_wrong_end": (_kq_slots(lambda scores, n_keys: scores[..., scores.shape[-1] - n_keys:]),),
+    "softmax_backward_no_rowsum": (_softmax_backward_with(lambda X: 0),),
+    "softmax_backward_rowsum_axis": (_softmax_backward_with(lambda X: X.sum(axis=-2, keepdims=True)),
+                                     _softmax_backward_with(lambda X: X.sum(axis=-1))),
+    "backward_scale_missing": (_head_backward(scaled=()), _head_backward(scaled=("dQ",))),
+    "backward_dv_not_transposed": (_head_backward(dV=lambda P, dO: P @ dO),),
+    "backward_dk_not_transposed": (_head_backward(dK=lambda dS, Q: dS @ Q),),
+    "backward_mask_dropped": (_head_backward(weights=_unmasked_weights),),
+    "backward_fully_masked_nan": (_head_backward(weights=_weights_nan_on_empty_rows),),
 }
