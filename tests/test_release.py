@@ -517,10 +517,16 @@ def test_a_syntax_error_is_reported_once_per_step(student_venv, tmp_path):
 
 
 def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
+    """Twice: the first run keeps the GPT-2-sized inputs it draws in the cache folder, the second reads them back."""
     folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
-    code, out = student_pytest(student_venv, folder)
-    assert code == 0 and f"{N_PUBLIC} passed" in out, out
-    assert "That is not full marks yet" in out
+    kept_dir = student_venv[0].parent / ".cache" / "attnkit" / "inputs-1"  # the bare environment's HOME
+    kept = []
+    for _ in range(2):
+        code, out = student_pytest(student_venv, folder)
+        assert code == 0 and f"{N_PUBLIC} passed" in out, out
+        assert "That is not full marks yet" in out
+        kept.append({p.name: p.stat().st_mtime_ns for p in kept_dir.glob("*.npy")})
+    assert len(kept[0]) == 5 and kept[1] == kept[0]  # the extension's five large weights, kept once
 
 
 @pytest.mark.parametrize("slip, named", [
