@@ -48,6 +48,17 @@ def test_the_text_of_an_unchanged_file_is_enough(tmp_path, stub):
     assert not_started(path, Stub(Stub.of_source(stub).text, no_tree))
 
 
+def test_a_file_that_raises_no_not_implemented_error_is_started_unparsed(tmp_path, stub):
+    """Every stub raises NotImplementedError: a finished file, without the word, is not parsed (milliseconds)."""
+    path = tmp_path / "step8_kv_cache.py"
+    path.write_text(stub.replace("NotImplementedError", "RuntimeError"), encoding="utf-8")
+
+    def no_tree():
+        raise AssertionError("parsed although the file raises no NotImplementedError")
+
+    assert not not_started(path, Stub(Stub.of_source(stub).text, no_tree))
+
+
 def test_the_code_print_is_the_same_on_every_python_the_release_runs_on():
     """The release stores the stub's print made by the kit's Python; a newer one adds empty fields
     (type_params=[] in 3.12) and ast.dump shows some that an older one omits: empty and None fields are left out."""
