@@ -78,3 +78,13 @@ def test_files_another_numpy_drew_are_removed(cache):
 def test_the_folder_is_the_users_own(cache):
     cache.build(WEIGHT)
     assert cache.folder.stat().st_mode & 0o777 == 0o700
+
+
+def test_without_a_home_folder_every_run_draws(monkeypatch):
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(kept_inputs.Path, "home", staticmethod(no_home))
+    assert kept_inputs.keep(build_arg)(WEIGHT).tobytes() == build_arg(WEIGHT).tobytes()

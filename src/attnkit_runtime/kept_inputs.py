@@ -41,6 +41,12 @@ def _drawn(spec):
     return tuple(spec[kind]), np.dtype(spec.get("dtype", "float64") if kind == "normal" else bool)
 
 
+def is_kept(spec):
+    """Whether `keep` keeps the argument `spec` makes: a plain draw of at least KEPT_FROM values."""
+    drawn = _drawn(spec)
+    return drawn is not None and math.prod(drawn[0]) >= KEPT_FROM
+
+
 def _path(spec):
     recipe = json.dumps(spec, sort_keys=True).encode("utf-8")
     return folder() / f"numpy-{np.__version__}-{hashlib.sha256(recipe).hexdigest()[:32]}.npy"
@@ -80,11 +86,13 @@ def keep(build):
     at least KEPT_FROM values read from and saved to `folder()`; every value is a fresh array."""
 
     def kept(spec):
-        drawn = _drawn(spec)
-        if drawn is None or math.prod(drawn[0]) < KEPT_FROM:
+        if not is_kept(spec):
             return build(spec)
-        path = _path(spec)
-        value = _read(path, *drawn)
+        try:
+            path = _path(spec)
+        except RuntimeError:  # no home folder to keep it in
+            return build(spec)
+        value = _read(path, *_drawn(spec))
         if value is None:
             value = build(spec)
             _save(path, value)
