@@ -7,7 +7,10 @@ installed) and in the learner install (`attnkit release` in a fresh virtualenv, 
 and pytest only). The machine may be shared: each run is followed by a *floor*, a plain pytest of as many
 numpy tests in the same interpreter (without hypothesis's plugin, which the kit's runs leave out too),
 and the figures are medians of N runs in seconds and as the ratio to
-the floor (the ratio moves less when others load the machine).
+the floor (the ratio moves less when others load the machine). The first finished run of a user draws the
+extension's GPT-2-sized inputs and keeps them in the cache folder (attnkit_runtime/kept_inputs.py); the
+later runs, a learner's loop, read them back. Run it without PYTHONDONTWRITEBYTECODE, as a learner does
+(with it set, the checkout's runs compile every module anew).
 
     python benchmarks/feedback_loop.py [N]          (N runs of each, 10 by default)
 """

@@ -167,11 +167,11 @@ def notebook(submissions, work):
 
 def _notebook_checks(nb, folder):
     """{case name: Verdict} of each public check of the notebook's steps: the cells but the test cells run
-    in one namespace, the checks imported from the course's attnkit_runtime/ in `folder` as a kernel
+    in one namespace, the checks and shape_checks.py imported from the course's files in `folder` as a kernel
     there imports them, then each public case through StepChecks.run with the earlier steps watched, as
     a test cell runs it, one case at a time (a test cell prints a step's summary and its first failures only)."""
     namespace = {"__name__": "__main__"}
-    own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.split(".")[0] == FOLDER}
+    own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.split(".")[0] in (FOLDER, "shape_checks")}
     sys.path.insert(0, str(folder))
     try:
         for cell in nb["cells"]:
@@ -189,7 +189,7 @@ def _notebook_checks(nb, folder):
         return verdicts
     finally:
         sys.path.remove(str(folder))
-        for name in [m for m in sys.modules if m.split(".")[0] == FOLDER]:
+        for name in [m for m in sys.modules if m.split(".")[0] in (FOLDER, "shape_checks")]:
             del sys.modules[name]
         sys.modules.update(own)
 

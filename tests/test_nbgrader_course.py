@@ -23,7 +23,7 @@ from attnkit_runtime import notebook as runtime
 from attnkit.nbgrader_course.notebook import EXTENSION
 from attnkit.nbgrader_course.notebook import step_code, steps_data
 from attnkit.nbgrader_course.runtime_folder import FOLDER
-from attnkit.paths import LESSONS_DIR
+from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
 from attnkit.release import runtime_sources
 
 STEPS = manifest.steps("core")
@@ -50,19 +50,26 @@ def code_cell(nb, grade_id):
 
 
 def student_folder(course, tmp_path, assignment=ASSIGNMENT):
-    """A folder outside the course holding what the release puts beside the notebook: the runtime folder."""
+    """A folder outside the course holding what the release puts beside the notebook: the runtime folder and
+    the provided input checks."""
     folder = tmp_path / assignment
     shutil.copytree(course / "source" / assignment / FOLDER, folder / FOLDER)
+    shutil.copy(course / "source" / assignment / "shape_checks.py", folder)
     return folder
+
+
+def _beside_the_notebook(name):
+    """Whether module `name` is one a kernel imports from the notebook's folder (the runtime, shape_checks)."""
+    return name.split(".")[0] in (FOLDER, "shape_checks")
 
 
 def run_cells(nb, cwd, monkeypatch, values=None):
     """{grade_id: (printed text, exception or None)} of every code cell run in order, like a kernel in `cwd`:
-    `import attnkit_runtime…` finds the folder in `cwd` (never this process's own copy). `values`, a dict,
+    `import attnkit_runtime…` and `from shape_checks import *` find the files in `cwd` (never this process's own copies). `values`, a dict,
     gets each cell's result as IPython shows it (its last line's value when that is an expression)."""
     monkeypatch.chdir(cwd)
     monkeypatch.syspath_prepend(str(cwd))
-    own = {name: sys.modules.pop(name) for name in list(sys.modules) if name.split(".")[0] == FOLDER}
+    own = {name: sys.modules.pop(name) for name in list(sys.modules) if _beside_the_notebook(name)}
     namespace, outcome = {"__name__": "__main__"}, {}
     try:
         for cell in nb["cells"]:
@@ -80,7 +87,7 @@ def run_cells(nb, cwd, monkeypatch, values=None):
         if "_ak" in namespace:
             assert Path(namespace["_ak"].__file__).is_relative_to(Path(cwd).resolve() / FOLDER), namespace["_ak"].__file__
     finally:
-        for name in [m for m in sys.modules if m.split(".")[0] == FOLDER]:
+        for name in [m for m in sys.modules if _beside_the_notebook(m)]:
             del sys.modules[name]
         sys.modules.update(own)
     return outcome
@@ -106,6 +113,7 @@ def test_writes_config_notebook_and_hidden_cases(course):
         "hidden_tests/attention_extension.json", "jupyter/kernels/attnkit-barrier/kernel.json", "nbgrader_config.py",
         "source/attention/attention.ipynb",
         "source/attention_extension/attention_extension.ipynb",
+        *(f"source/{assignment}/shape_checks.py" for assignment in (ASSIGNMENT, EXTENSION)),
         *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons),
         *(f"source/{assignment}/{FOLDER}/{name}" for assignment in (ASSIGNMENT, EXTENSION)
           for name in [*(p.name for p in runtime_sources()), f"data/{assignment}.json"])])
@@ -152,6 +160,21 @@ def test_cell_conventions(source):
     assert len(checks) < 500  # the checking code and its data are files beside the notebook
     progress = source["cells"][-1]
     assert (progress["source"].splitlines()[-1], meta(progress)["locked"]) == ("_ak.progress()", True)
+
+
+def test_the_input_checks_are_a_file_beside_the_notebook_that_one_short_cell_imports(course, source, monkeypatch):
+    for assignment in (ASSIGNMENT, EXTENSION):
+        beside = course / "source" / assignment / "shape_checks.py"
+        assert beside.read_bytes() == (SOLUTIONS_DIR / "shape_checks.py").read_bytes()
+    provided = code_cell(source, "shape_checks")["source"]
+    assert provided.splitlines()[-1] == "from shape_checks import *" and len(provided) < 400
+    assert "def " not in provided
+    nb = json.loads(json.dumps(source))
+    head = code_cell(nb, "step6_head")
+    head["source"] = "from shape_checks import float_array\n" + head["source"]  # the folder's habit: works too
+    outcome = run_cells(nb, course / "source" / ASSIGNMENT, monkeypatch)
+    assert outcome["shape_checks"] == ("", None)
+    assert_every_check_passed(outcome, STEPS)
 
 
 def test_the_public_checks_data_is_beside_the_notebook_and_holds_no_hidden_case(course):

@@ -35,8 +35,10 @@ from attnkit.paths import EXERCISES_DIR, LESSONS_DIR, SOLUTIONS_DIR  # noqa: E40
 from attnkit.release import runtime_sources  # noqa: E402
 
 LESSON_FILES = sorted(p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md"))
-RUNTIME_FILES = sorted([*(f"{FOLDER}/{p.name}" for p in runtime_sources()), f"{FOLDER}/data/attention.json"])
+RUNTIME_FILES = sorted([*(f"{FOLDER}/{p.name}" for p in runtime_sources()), f"{FOLDER}/data/attention.json",
+                        "shape_checks.py"])
 ALWAYS_PASSES = 'def configure(*args):\n    pass\n\n\ndef check(module):\n    print(module, "passed")\n'
+NO_INPUT_CHECKS = "float_array = None  # a shape_checks.py of the student's own\n"
 BROUGHT = "own_checks"  # the untouched release handed in with ALWAYS_PASSES as its attnkit_runtime/notebook.py
 TIMEOUT = 8  # seconds per cell; the endless loop costs two of them (steps 4 and 6)
 POINTS = rubric.step_points()
@@ -156,6 +158,7 @@ def course(tmp_path_factory):
         nbformat.write(nb, path)
     (root / "submitted" / BROUGHT / "attention" / FOLDER).mkdir()
     (root / "submitted" / BROUGHT / "attention" / FOLDER / "notebook.py").write_text(ALWAYS_PASSES)
+    (root / "submitted" / "correct" / "attention" / "shape_checks.py").write_text(NO_INPUT_CHECKS)
     autograde = nbgrader("autograde", "attention", cwd=root)
     nbgrader("generate_feedback", "attention", cwd=root)
     nbgrader("export", cwd=root)
@@ -250,19 +253,32 @@ def test_release_holds_no_solution_and_no_hidden_case(course):
 
 
 def test_a_copy_of_the_checks_brought_with_the_submission_is_replaced_by_the_courses(course):
-    """nbgrader's autograde copies the source's files over the submission's (none is kept by the config)."""
-    graded = course["root"] / "autograded" / BROUGHT / "attention" / FOLDER / "notebook.py"
-    assert graded.read_bytes() == (course["root"] / "source/attention" / FOLDER / "notebook.py").read_bytes()
+    """nbgrader's autograde copies the source's files over the submission's (none is kept by the config): the
+    checks, and the input checks the notebook's first cell imports (the student with its own scored 100)."""
+    for student, name in ((BROUGHT, f"{FOLDER}/notebook.py"), ("correct", "shape_checks.py")):
+        graded = course["root"] / "autograded" / student / "attention" / name
+        assert graded.read_bytes() == (course["root"] / "source/attention" / name).read_bytes()
+    assert (course["root"] / "source/attention/shape_checks.py").read_bytes() == (
+        SOLUTIONS_DIR / "shape_checks.py").read_bytes()
+
+
+def _from_source(inside):
+    """Whether a graded file (its path below the student's folder) is one autograde copies from the source: the
+    runtime folder's, shape_checks.py, or Python's bytecode cache of shape_checks.py."""
+    inside = list(inside)
+    return FOLDER in inside or inside[1:] == ["shape_checks.py"] or (
+        inside[1:2] == ["__pycache__"] and inside[-1].startswith("shape_checks."))
 
 
 def test_no_hidden_case_reaches_autograded_or_feedback_files(course):
     root = course["root"]
     for folder in ("autograded", "feedback"):
         files = [p for p in (root / folder).rglob("*") if p.is_file() and "lessons" not in p.parts]
-        assert {p.name for p in files if FOLDER not in p.parts} <= {"attention.ipynb", "attention.html", "timestamp.txt"}
+        assert {p.name for p in files if not _from_source(p.relative_to(root / folder).parts[1:])} <= {
+            "attention.ipynb", "attention.html", "timestamp.txt"}
         for path in files:
             student, *inside = path.relative_to(root / folder).parts
-            if FOLDER in inside and "__pycache__" not in inside:  # the source's copy of the runtime, nothing else
+            if _from_source(inside) and "__pycache__" not in inside:  # the source's copies, nothing else
                 assert path.read_bytes() == (root / "source" / Path(*inside)).read_bytes(), path
             # (beside them, Python's bytecode cache of those same files, written when the notebook imported
             # them, unless PYTHONDONTWRITEBYTECODE is set: a bare environment writes it)

@@ -26,6 +26,7 @@ from attnkit import checks, cli, lessons, manifest, mistakes, stubs
 from attnkit.cases import cases_for, hidden_concepts
 from attnkit.paths import HIDDEN_CASES_DIR, LESSONS_DIR, SOLUTIONS_DIR
 from attnkit.release import leaks, members, release_files, runtime_sources
+from attnkit_runtime import kept_inputs
 from test_case_meaning import WARNING, hiding_softmax_source
 
 N_PUBLIC = len(cases_for(visibility="public"))
@@ -518,10 +519,19 @@ def test_a_syntax_error_is_reported_once_per_step(student_venv, tmp_path):
 
 
 def test_the_solutions_pass_every_public_test(student_venv, tmp_path):
+    """Twice: the first run keeps the GPT-2-sized inputs it draws in the cache folder, the second reads them back."""
     folder = exercises_with(student_venv, tmp_path, [s.module for s in manifest.steps()])
-    code, out = student_pytest(student_venv, folder)
-    assert code == 0 and f"{N_PUBLIC} passed" in out, out
-    assert "That is not full marks yet" in out
+    kept_dir = student_venv[0].parent / ".cache" / "attnkit" / "inputs-1"  # the bare environment's HOME
+    kept = []
+    for _ in range(2):
+        code, out = student_pytest(student_venv, folder)
+        assert code == 0 and f"{N_PUBLIC} passed" in out, out
+        assert "That is not full marks yet" in out
+        kept.append({p.name: p.stat().st_mtime_ns for p in kept_dir.glob("*.npy")})
+    large = {json.dumps(spec, sort_keys=True) for case in cases_for(visibility="public") for call in case.calls
+             for arg, given in call.items() for spec in (given if arg.startswith("*") else [given])
+             if kept_inputs.is_kept(spec)}
+    assert len(kept[0]) == len(large) > 0 and kept[1] == kept[0]  # the extension's large weights, kept once
 
 
 @pytest.mark.parametrize("slip, named", [

@@ -57,13 +57,15 @@ class Case:
     def returns(self):
         return self.step.function(self.function).returns
 
-    def build_calls(self):
+    def build_calls(self, build=None):
         """Return a fresh list of keyword-argument dicts, one per call (arrays made anew each time).
 
         A key "*name" holds a list of values passed positionally (for `combine_visible(*visibles)`);
-        `judge.invoke` knows how to call with it.
+        `judge.invoke` knows how to call with it. `build` makes one argument from its spec (`build_arg` by
+        default; the public tests keep the large ones on disk, `kept_inputs.keep(build_arg)`).
         """
-        return [{arg: [build_arg(s) for s in spec] if arg.startswith("*") else build_arg(spec)
+        build = build or build_arg
+        return [{arg: [build(s) for s in spec] if arg.startswith("*") else build(spec)
                  for arg, spec in call.items()} for call in self.calls]
 
     def __str__(self):

@@ -12,8 +12,8 @@ import pytest
 
 from . import checks, manifest, stubs
 from .catalogue_diagnosis import CATALOGUE
-from attnkit_runtime import harness
-from .cases import cases_for
+from attnkit_runtime import harness, kept_inputs
+from .cases import build_arg, cases_for
 from attnkit_runtime.loader import StepLoader, StepLoadError, learner_function, load_failure
 from .paths import SOLUTIONS_DIR
 from .reference import learner_step
@@ -24,6 +24,7 @@ SOLUTIONS_OPTION = "--solutions"
 
 
 _module = StepLoader(learner_step)
+_BUILD = kept_inputs.keep(build_arg)  # the GPT-2-sized arguments are drawn once, not on every run
 
 
 def learner_folder(config, test_path):
@@ -54,7 +55,7 @@ def check_case(case, folder, item, full_arrays=False):
         failure = None
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
-    calls = case.build_calls()
+    calls = case.build_calls(_BUILD)
     outcome = harness.call_case(fn, case, calls)
     result = harness.judge_outcome(case, calls, outcome, lambda: checks.expected_outputs(case, calls),
                                    lambda: checks.expected_forms(case, calls), CATALOGUE, full_arrays=full_arrays)

@@ -1,7 +1,6 @@
 """How the public tests (the checkout's and the release's) show a harness.CaseResult under pytest, and skip
 an optional step the learner has not started."""
 import os
-from functools import lru_cache
 
 import pytest
 
@@ -59,14 +58,17 @@ def report(result, calls, item, blame=""):
     pytest.fail(f"{blame}\n{result.message}" if blame else result.message, pytrace=False)
 
 
-@lru_cache(maxsize=None)
-def _not_started(path, stub):
-    return started.not_started(path, stub)
+_NOT_STARTED = {}  # step file path -> started.not_started: worked out once per run (each test builds its own stub)
 
 
 def skip_unstarted(step, folder, stub, label="exercises"):
     """Skip the test when `step` is optional (not of the core track) and its file in `folder` still holds
     the handed-out stub's code (`started.not_started`; `stub()` gives the started.Stub, asked for only for
-    an optional step); the reason says the step is optional and how to start it."""
-    if step.track != CORE_TRACK and _not_started(folder / step.filename, stub()):
+    an optional step, once per file and run); the reason says the step is optional and how to start it."""
+    if step.track == CORE_TRACK:
+        return
+    path = folder / step.filename
+    if path not in _NOT_STARTED:
+        _NOT_STARTED[path] = started.not_started(path, stub())
+    if _NOT_STARTED[path]:
         pytest.skip(say("optional.skipped", number=step.number, label=label, file=step.filename))

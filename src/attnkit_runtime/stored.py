@@ -26,10 +26,11 @@ from .i18n import pick
 from .judge import build_arg, departure, evaluate_safely, nearest, picked
 
 
-def value(spec, store=None):
+def value(spec, store=None, build=build_arg):
     """The value a stored `spec` describes (a fresh array: the learner's code may change it).
 
-    `store` maps a "stored" key to its array (an open .npz); None where nothing is stored aside.
+    `store` maps a "stored" key to its array (an open .npz); None where nothing is stored aside. `build`
+    makes a catalogue recipe (`judge.build_arg`, or the public tests' `kept_inputs.keep(build_arg)`).
     """
     if isinstance(spec, dict) and "b64" in spec:
         raw = base64.b64decode(spec["b64"])
@@ -38,12 +39,12 @@ def value(spec, store=None):
         if store is None:
             raise ValueError(f"the stored array {spec['stored']!r} needs its store (an .npz), and none was given")
         return np.array(store[spec["stored"]])
-    return build_arg(spec)
+    return build(spec)
 
 
-def call(spec, store=None):
+def call(spec, store=None, build=build_arg):
     """The keyword arguments of one stored call ("*name" holds positional arguments, as in the catalogue)."""
-    return {arg: [value(s, store) for s in given] if arg.startswith("*") else value(given, store)
+    return {arg: [value(s, store, build) for s in given] if arg.startswith("*") else value(given, store, build)
             for arg, given in spec.items()}
 
 

@@ -1,7 +1,8 @@
 """The instructor's notebook of the course, made from solutions/, the case catalogue and the rubric.
 
-Cell conventions (`attnkit grade` reads submitted notebooks by them): a locked cell with
-shape_checks.py (grade_id "shape_checks"); a locked cell that loads the checks (`checks_source`: the
+Cell conventions (`attnkit grade` reads submitted notebooks by them): a locked cell that imports the
+provided input checks from shape_checks.py beside the notebook (grade_id "shape_checks",
+`provided_source`); a locked cell that loads the checks (`checks_source`: the
 learner runtime from the folder attnkit_runtime/ beside the notebook, runtime_folder.py); then per
 step a Markdown explanation, a solution cell (grade_id = the step module) holding the module's code
 without its imports of shape_checks / earlier steps, and a locked, autograded test cell (grade_id
@@ -75,6 +76,14 @@ def checks_source(assignment, digest):
             f"{RUNTIME}.configure({assignment!r}, {digest!r})")
 
 
+def provided_source():
+    """The locked cell of the provided modules: each imported whole from its file beside the notebook
+    (runtime_folder.py), so its functions are names of the notebook's one namespace, as a step's
+    `from shape_checks import …` gives them in the folder."""
+    return "\n".join([texts.PROVIDED_COMMENT.format(file=", ".join(f"{m}.py" for m in manifest.provided_modules())),
+                      *(f"from {m} import *" for m in manifest.provided_modules())])
+
+
 def _guarded(call):
     """`_ak.<call>`, after a line that says what to do when the checks cell has not run."""
     return f"if {RUNTIME!r} not in globals(): raise NameError({texts.run_first()!r})\n{RUNTIME}.{call}"
@@ -133,12 +142,11 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
     track = TRACKS[assignment]
     points = rubric.step_points(track)
     checks_meta = _provided(CHECKS_CELL)
-    shape_checks = (solutions_dir / "shape_checks.py").read_text(encoding="utf-8").strip()
     cells = [
         _markdown("intro", texts.intro(track)),
         _markdown("about_points", texts.about_points()),
         # Grade cells worth 0 points: nbgrader puts back only grade cells a student deleted.
-        _code("shape_checks", shape_checks, _provided("shape_checks")),
+        _code("shape_checks", provided_source(), _provided("shape_checks")),
         _code(CHECKS_CELL, checks_source(assignment, digest), checks_meta),
     ]
     if manifest.steps(track)[0].number > 1:

@@ -25,6 +25,9 @@ LESSONS = {"en": ("The lessons are in the folder `lessons/` beside this notebook
 TEST_COMMENT = ("The provided cells at the top load the checks from attnkit_runtime/ beside this notebook. "
                 "/ 顶部提供的单元格从旁边的 attnkit_runtime/ 加载检查代码。")
 
+PROVIDED_COMMENT = ("# Provided, do not edit, run it first: the input checks every step calls, from the file {file} "
+                    "beside this notebook.\n# 提供的代码，不要修改，先运行它：每一步都调用的输入检查，来自这个笔记本旁边的 {file} 文件。")
+
 RUN_FIRST = {"en": "the checks are not loaded: run the provided cells at the top first (the second one loads "
                    "the checks), then this cell again",
              "zh": "检查代码还没有加载：先运行最上面提供的单元格（第二个加载检查代码），再运行这个单元格"}
