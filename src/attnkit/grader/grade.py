@@ -146,14 +146,21 @@ def _judge(plan, planned, results, problem, missing):
     outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
                                                 list(r.warnings), list(r.modified), (), r.exc_type, r.error)
                                 for r in calls])
-    judged = functools.partial(harness.judge_outcome, case, planned.calls, outcome, planned.expected, planned.forms,
-                               CATALOGUE)
-    verdict = (plan.remembered(planned, outcome.results, judged)
-               if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
+    judged = functools.partial(_verdict_and_grid, planned, outcome)
+    verdict, grid = (plan.remembered(planned, outcome.results, judged)
+                     if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
+    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
+
+
+def _verdict_and_grid(planned, outcome):
+    """(the harness's CaseResult, the feedback grid of a failed public case or None): both depend only on the
+    case and the results, so Plan.remembered keeps them together (drawing the grid costs more than judging)."""
+    case = planned.case
+    verdict = harness.judge_outcome(case, planned.calls, outcome, planned.expected, planned.forms, CATALOGUE)
     grid = (feedback_grids.grid(case, planned.calls, outcome.results, planned.expected)
             if verdict.status is Status.FAILED and outcome.results is not None else None)
-    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
+    return verdict, grid
 
 
 # the message key that words the error of each of the sandbox's own endings (None: the error is worded)
