@@ -100,11 +100,18 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     """
     unreadable = unreadable or {}
     early = {}  # case name -> TestResult of the steps judged while later steps ran (see _passed_every_case)
+    judging = []  # the seconds each of those took (judging's, not the run's)
+
+    def passed(step, results):
+        begin = time.perf_counter()
+        every = _passed_every_case(plan, step, results, early)
+        judging.append(time.perf_counter() - begin)
+        return every
     start = time.perf_counter()
     if problem:
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
-        run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results, early))
+        run = runner(sources, plan.jobs, passed)
         results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, str(run.tier)
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
@@ -124,7 +131,8 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         steps[module] = (credit.step_score(worth, [w for w, _ in mine], [paying for _, paying in mine]), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
-                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation, problem=problem)
+                  {"run": ran - start - sum(judging), "calls": calls, "judge": time.perf_counter() - ran + sum(judging)},
+                  isolation, problem=problem)
 
 
 def _judge(plan, planned, results, problem, missing):
