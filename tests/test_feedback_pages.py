@@ -19,7 +19,7 @@ from attnkit.grader import grade
 from attnkit_runtime.status import Status
 from attnkit.grader.bench import copy_solutions
 from attnkit.paths import EXERCISES_DIR
-from grading_support import plan, rendered_markdown, run_cli
+from grading_support import grade_path, plan, rendered_markdown, run_cli
 from test_class_report import CHROMIUM, open_in_chromium
 
 MASK = ("step3_masks.py", "return j <= past + i", "return j < past + i")  # mask_diagonal_excluded
@@ -82,6 +82,12 @@ def pages(tmp_path_factory):
     files = _feedback([mia, stub, hostile], root / "en", "--lang", "en")
     files["mia_zh"] = _feedback([mia], root / "zh", "--lang", "zh")["mia"]
     return files
+
+
+def test_a_mistake_graded_again_keeps_its_grid_when_its_verdict_is_remembered(tmp_path):
+    first, again = (grade_path(copy_solutions(tmp_path / name, MASK)) for name in ("first", "again"))
+    grids = [{t.name: t.grid for t in graded.tests if t.grid} for graded in (first, again)]
+    assert "causal_visible_four_tokens" in grids[0] and grids[0] == grids[1]
 
 
 def _sections(page):

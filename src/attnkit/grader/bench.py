@@ -124,22 +124,51 @@ def make_class(folder, n_correct, n_buggy, n_hanging):
 
 def sandbox_cpu():
     """CPU seconds used so far by this process's descendants (the sandbox), reaped ones included (Linux)."""
-    children = {}
+    return sum(sandbox_split().values())
+
+
+def sandbox_split():
+    """sandbox_cpu() by kind of process (Linux): {"children": the learner's code (one process per submission,
+    reaped by its zygote), "zygotes": the zygotes and the bubblewrap processes above them, "reference": the
+    reference workers (the earlier steps' reference for a step whose own earlier step failed), "other"}."""
+    table = {}  # pid -> (parent, cmdline, own ticks, reaped children's ticks)
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
         except OSError:
             continue
-        children.setdefault(int(fields[1]), []).append((int(entry), sum(map(int, fields[11:15]))))
-    total, todo = 0, [os.getpid()]
+        table[int(entry)] = (int(fields[1]), cmdline, int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))
+    children = {}
+    for pid, (parent, *_) in table.items():
+        children.setdefault(parent, []).append(pid)
+    split, todo = dict.fromkeys(("children", "zygotes", "reference", "other"), 0), list(children.get(os.getpid(), []))
     while todo:
-        for pid, ticks in children.get(todo.pop(), []):
-            total += ticks
-            todo.append(pid)
-    return total / os.sysconf("SC_CLK_TCK")
+        pid = todo.pop()
+        parent, cmdline, own, reaped = table[pid]
+        todo += children.get(pid, [])
+        if _is_bwrap(cmdline):  # bubblewrap, whose command line holds the zygote's
+            split["zygotes"] += own + reaped
+        elif _ZYGOTE_MARK in cmdline:  # a zygote, or a child it forked (which carries its command line)
+            above = table.get(parent, (0, b""))[1]
+            split["children" if _ZYGOTE_MARK in above and not _is_bwrap(above) else "zygotes"] += own
+            split["children"] += reaped
+        elif b"reference_worker" in cmdline:
+            split["reference"] += own + reaped
+        else:
+            split["other"] += own + reaped
+    return {kind: ticks / os.sysconf("SC_CLK_TCK") for kind, ticks in split.items()}
+
+
+_ZYGOTE_MARK = b"sandbox.sandbox_child"  # in the zygote's command line (sandbox_zygote._BOOTSTRAP)
+
+
+def _is_bwrap(cmdline):
+    return os.path.basename(cmdline.split(b"\0")[0]) == b"bwrap"
 
 
 def _machine_busy():
@@ -153,11 +182,16 @@ def _machine_busy():
 
 
 def _timed(names, plan, runner, jobs):
-    """({name: Graded}, {"wall", "grader", "sandbox", "machine"}: seconds spent while grading them)."""
-    clocks = (time.perf_counter, time.process_time, sandbox_cpu, _machine_busy)
-    before = [clock() for clock in clocks]
+    """({name: Graded}, {"wall", "grader", "machine", "sandbox" and each kind of sandbox_split}: seconds
+    spent while grading them)."""
+    clocks = {"wall": time.perf_counter, "grader": time.process_time, "machine": _machine_busy}
+    before = {name: clock() for name, clock in clocks.items()}
+    split = sandbox_split()
     done, _ = batch.run(names, plan, runner, jobs)
-    return done, dict(zip(("wall", "grader", "sandbox", "machine"), (c() - b for c, b in zip(clocks, before))))
+    spent = {name: clock() - before[name] for name, clock in clocks.items()}
+    spent.update((kind, seconds - split[kind]) for kind, seconds in sandbox_split().items())
+    spent["sandbox"] = sum(spent[kind] for kind in split)
+    return done, spent
 
 
 def _own_work(plan):
@@ -196,6 +230,8 @@ def run(n, jobs, hanging, limits=None):
     print(f"CPU per submission: {cpu:.1f} ms = grader process {ms['grader']:.1f} ms (judging {judge:.1f} ms) "
           f"+ sandbox processes {ms['sandbox']:.1f} ms; the calls' own work is {work:.1f} ms (in-process), "
           f"so the per-submission overhead is {cpu - work:.1f} ms")
+    print(f"sandbox processes: learner's children {ms['children']:.1f} ms, zygotes {ms['zygotes']:.1f} ms, "
+          f"reference workers {ms['reference']:.1f} ms" + (f", other {ms['other']:.1f} ms" if ms["other"] else ""))
     print(f"capacity: {1000 * cores / cpu:.1f} submissions/s on {cores} idle cores; other processes kept "
           f"{others:.1f} of the {cores} cores busy during the run")
     if hanging:

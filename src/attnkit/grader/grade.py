@@ -100,11 +100,18 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
     """
     unreadable = unreadable or {}
     early = {}  # case name -> TestResult of the steps judged while later steps ran (see _passed_every_case)
+    judging = []  # the seconds each of those took (judging's, not the run's)
+
+    def passed(step, results):
+        begin = time.perf_counter()
+        every = _passed_every_case(plan, step, results, early)
+        judging.append(time.perf_counter() - begin)
+        return every
     start = time.perf_counter()
     if problem:
         results, stdout, stderr, isolation = {}, "", "", ""
     else:
-        run = runner(sources, plan.jobs, lambda step, results: _passed_every_case(plan, step, results, early))
+        run = runner(sources, plan.jobs, passed)
         results, stdout, stderr, isolation = run.results, run.stdout, run.stderr, str(run.tier)
     ran = time.perf_counter()
     calls = sum(r.seconds for r in results.values())
@@ -124,7 +131,8 @@ def grade(plan, runner, sources, name, problem="", unreadable=None):
         steps[module] = (credit.step_score(worth, [w for w, _ in mine], [paying for _, paying in mine]), float(worth))
     score = round(sum(s for s, _ in steps.values()), 6)
     return Graded(name, score, float(sum(plan.step_points.values())), tests, steps, stdout, stderr,
-                  {"run": ran - start, "calls": calls, "judge": time.perf_counter() - ran}, isolation, problem=problem)
+                  {"run": ran - start - sum(judging), "calls": calls, "judge": time.perf_counter() - ran + sum(judging)},
+                  isolation, problem=problem)
 
 
 def _judge(plan, planned, results, problem, missing):
@@ -146,14 +154,21 @@ def _judge(plan, planned, results, problem, missing):
     outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
                                                 list(r.warnings), list(r.modified), (), r.exc_type, r.error)
                                 for r in calls])
-    judged = functools.partial(harness.judge_outcome, case, planned.calls, outcome, planned.expected, planned.forms,
-                               CATALOGUE)
-    verdict = (plan.remembered(planned, outcome.results, judged)
-               if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
+    judged = functools.partial(_verdict_and_grid, planned, outcome)
+    verdict, grid = (plan.remembered(planned, outcome.results, judged)
+                     if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
+    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
+
+
+def _verdict_and_grid(planned, outcome):
+    """(the harness's CaseResult, the feedback grid of a failed public case or None): both depend only on the
+    case and the results, so Plan.remembered keeps them together (drawing the grid costs more than judging)."""
+    case = planned.case
+    verdict = harness.judge_outcome(case, planned.calls, outcome, planned.expected, planned.forms, CATALOGUE)
     grid = (feedback_grids.grid(case, planned.calls, outcome.results, planned.expected)
             if verdict.status is Status.FAILED and outcome.results is not None else None)
-    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
+    return verdict, grid
 
 
 # the message key that words the error of each of the sandbox's own endings (None: the error is worded)
