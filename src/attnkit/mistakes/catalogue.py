@@ -315,6 +315,76 @@ _TEXT = (
       "zh": "Key 占槽位 0 … T_k - 1，填充在它们后面：保留 scores[..., :n_keys]，而不是 scores[..., "
             "-n_keys:]。"},
      "step9_ggml_layout#kq-padding"),
+    ("rope_freq_factor_two",
+     {"en": "the inverse frequencies' exponent is off by a factor 2 (-i / d_head or -4 i / d_head)",
+      "zh": "频率倒数的指数差了一个因子 2（-i / d_head 或 -4 i / d_head）"},
+     {"en": "inv_freq[i] = base ** (-2 i / d_head) for i = 0 … d_head/2 - 1: the 2 i is the index of the pair's "
+            "first feature (np.arange(0, d_head, 2) / d_head, divided by d_head, not d_head / 2).",
+      "zh": "inv_freq[i] = base ** (-2 i / d_head)，i = 0 … d_head/2 - 1：2 i 是这一对第一个特征的下标"
+            "（np.arange(0, d_head, 2) / d_head，除以的是 d_head，不是 d_head / 2）。"},
+     "step12_rope#frequencies"),
+    ("rope_freq_not_inverted",
+     {"en": "computed base ** (2 i / d_head), frequencies that grow, instead of their inverses",
+      "zh": "算成了 base ** (2 i / d_head)，频率越来越大，而不是它们的倒数"},
+     {"en": "The exponent is negative: inv_freq[i] = base ** (-2 i / d_head), from 1 down to about 1 / base.",
+      "zh": "指数是负的：inv_freq[i] = base ** (-2 i / d_head)，从 1 一直减小到约 1 / base。"},
+     "step12_rope#frequencies"),
+    ("rope_base_ignored",
+     {"en": "used base = 10000 whatever base was passed",
+      "zh": "不管传进来的 base 是多少，都用了 10000"},
+     {"en": "Use the base argument: Llama 2 uses 10000, Llama 3 uses 500000.",
+      "zh": "要用参数 base：Llama 2 用 10000，Llama 3 用 500000。"},
+     "step12_rope#frequencies"),
+    ("rope_pairing_swapped",
+     {"en": "paired the features the other way ('half' and 'adjacent' swapped)",
+      "zh": "特征配对方式弄反了（'half' 和 'adjacent' 互换了）"},
+     {"en": "pairing='half' turns features i and i + d_head/2 together (Hugging Face's rotate_half); "
+            "pairing='adjacent' turns 2i and 2i + 1 (llama.cpp's normal mode).",
+      "zh": "pairing='half' 把特征 i 和 i + d_head/2 一起转（Hugging Face 的 rotate_half）；"
+            "pairing='adjacent' 把 2i 和 2i + 1 一起转（llama.cpp 的普通模式）。"},
+     "step12_rope#pairing"),
+    ("rope_angles_laid_out_for_other_pairing",
+     {"en": "laid the repeated angles out for the other pairing, so the two features of a pair turn by different angles",
+      "zh": "重复角度时用了另一种配对的排法，同一对里的两个特征转过了不同的角度"},
+     {"en": "With rotate_half ('half') the angles of a row are [angle, angle] (np.concatenate); with "
+            "adjacent pairs they are [a0, a0, a1, a1, …] (np.repeat(angle, 2, axis=-1)).",
+      "zh": "用 rotate_half（'half'）时，一行的角度是 [angle, angle]（np.concatenate）；相邻配对时是 "
+            "[a0, a0, a1, a1, …]（np.repeat(angle, 2, axis=-1)）。"},
+     "step12_rope#pairing"),
+    ("rope_sin_sign",
+     {"en": "flipped the sign of sin: each pair turns the other way",
+      "zh": "sin 的符号弄反了：每一对都往反方向转"},
+     {"en": "Each pair (x, y) becomes (x cos θ - y sin θ, x sin θ + y cos θ).",
+      "zh": "每一对 (x, y) 变成 (x cos θ - y sin θ, x sin θ + y cos θ)。"},
+     "step12_rope#rotation"),
+    ("rope_positions_restarted",
+     {"en": "turned the rows by their row numbers 0, 1, … instead of their positions",
+      "zh": "按行号 0, 1, … 而不是按位置来旋转各行"},
+     {"en": "Row t turns by positions[t] · inv_freq; in a decoding step new query i sits at past + i, the keys at "
+            "0 … T_k - 1.",
+      "zh": "第 t 行转过 positions[t] · inv_freq；解码时第 i 个新 Query 位于 past + i，Key 位于 0 … T_k - 1。"},
+     "step12_rope#rope-attention"),
+    ("rope_added_not_rotated",
+     {"en": "added a position vector (sin, cos) to the rows instead of rotating them",
+      "zh": "把位置向量 (sin, cos) 加到了各行上，而不是旋转它们"},
+     {"en": "RoPE multiplies: each pair (x, y) becomes (x cos θ - y sin θ, x sin θ + y cos θ); only a rotation "
+            "makes q_i · k_j depend on i - j alone.",
+      "zh": "RoPE 是乘上去的：每一对 (x, y) 变成 (x cos θ - y sin θ, x sin θ + y cos θ)；只有旋转才能让 q_i · k_j "
+            "只取决于 i - j。"},
+     "step12_rope#relative"),
+    ("rope_on_values",
+     {"en": "rotated V as well as Q and K",
+      "zh": "除了 Q 和 K，把 V 也旋转了"},
+     {"en": "RoPE turns only Q and K, which decide the weights P; V enters O = P V as it is.",
+      "zh": "RoPE 只转 Q 和 K，它们决定权重 P；V 原样进入 O = P V。"},
+     "step12_rope#rope-attention"),
+    ("rope_keys_not_rotated",
+     {"en": "rotated Q but not K",
+      "zh": "只旋转了 Q，没有旋转 K"},
+     {"en": "Turn both: Q at positions past … past + T_q - 1 and K at 0 … T_k - 1; the score depends on i - j only "
+            "when both are turned.",
+      "zh": "两个都要转：Q 在位置 past … past + T_q - 1，K 在 0 … T_k - 1；只有两个都转了，分数才只取决于 i - j。"},
+     "step12_rope#rope-attention"),
 )
 
 
