@@ -121,47 +121,45 @@ def test_a_learner_that_ignores_the_shift_only_passes_the_property(ref):
 LESSONS = [(ROOT / "lessons" / lang / "step12_rope.md").read_text(encoding="utf-8") for lang in ("en", "zh")]
 
 
-def printed(values, decimals=4):
-    """The numbers as the lesson prints them, each found in both lessons."""
-    texts = [f"{v:.{decimals}f}" for v in np.ravel(values)]
+def assert_as_printed(got, printed):
+    """`got` rounds to the lesson's four-decimal numbers `printed`, and both lessons print each of them."""
     for lesson in LESSONS:
-        assert all(text in lesson for text in texts), [text for text in texts if text not in lesson]
-    return [float(text) for text in texts]
-
-
-def assert_as_printed(got, decimals=4):
-    np.testing.assert_allclose(np.ravel(got), printed(got, decimals), rtol=0, atol=0.5 * 10.0 ** -decimals + 1e-12)
+        assert all(f"{v:.4f}" in lesson for v in printed), [f"{v:.4f}" for v in printed if f"{v:.4f}" not in lesson]
+    np.testing.assert_allclose(np.ravel(got), printed, rtol=0, atol=0.5e-4 + 1e-12)
 
 
 def test_lesson_one_pair_turned_by_one_radian(ref):
     rope = ref.step12_rope.apply_rope
     turned = rope(np.array([[1.0, 2.0]]), np.array([1]))
-    assert_as_printed(turned)  # (-1.1426, 1.9221)
+    assert_as_printed(turned, [-1.1426, 1.9221])
     assert np.isclose((turned ** 2).sum(), 5.0)
-    assert_as_printed(rope(np.array([[1.0, 2.0]]), np.array([-1])))  # sin's sign flipped: (2.2232, 0.2391)
+    assert_as_printed(rope(np.array([[1.0, 2.0]]), np.array([-1])), [2.2232, 0.2391])  # sin's sign flipped
 
 
 def test_lesson_frequencies_and_the_wrong_exponents(ref):
     np.testing.assert_allclose(ref.step12_rope.rope_frequencies(8), [1, 0.1, 0.01, 0.001], rtol=1e-12)
     np.testing.assert_allclose(ref.step12_rope.rope_frequencies(4, 4.0), [1, 0.5], rtol=1e-12)
-    assert_as_printed(mistaken_function("rope_freq_factor_two", "step12_rope", "rope_frequencies")(8)[[1, 3]])
+    factor_two = mistaken_function("rope_freq_factor_two", "step12_rope", "rope_frequencies")(8)  # -i / d_head
+    assert_as_printed(factor_two[[1, 3]], [0.3162, 0.0316])
     assert "[1, 0.01, 0.0001, 0.000001]" in LESSONS[0] and "[1, 10, 100, 1000]" in LESSONS[0]
     np.testing.assert_allclose(mistaken_function("rope_freq_not_inverted", "step12_rope", "rope_frequencies")(8),
                                [1, 10, 100, 1000], rtol=1e-12)
 
 
-@pytest.mark.parametrize("pairing", PAIRINGS)
-def test_lesson_pairing_example(ref, pairing):
-    assert_as_printed(ref.step12_rope.apply_rope(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([1]), 4.0, pairing))
+@pytest.mark.parametrize("pairing, printed", [("half", [-1.9841, -0.1625, 2.4624, 4.4692]),
+                                              ("adjacent", [-1.1426, 1.9221, 0.7150, 4.9486])])
+def test_lesson_pairing_example(ref, pairing, printed):
+    assert_as_printed(ref.step12_rope.apply_rope(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([1]), 4.0, pairing), printed)
 
 
 def test_lesson_relative_example(ref):
     rope = ref.step12_rope.apply_rope
     unit = np.array([[1.0, 0.0]])
+    turned = {t: rope(unit, np.array([t]))[0] for t in (1, 3, 5, 101, 103)}
+    assert_as_printed([turned[3], turned[1]], [-0.9900, 0.1411, 0.5403, 0.8415])
+    assert_as_printed([turned[5], turned[3]], [0.2837, -0.9589, -0.9900, 0.1411])
     for i, j in ((3, 1), (5, 3), (103, 101)):
-        q, k = rope(unit, np.array([i]))[0], rope(unit, np.array([j]))[0]
-        assert np.isclose(q @ k, np.cos(2.0), rtol=0, atol=1e-12)
-    assert_as_printed([np.cos(2.0)])  # -0.4161
-    assert_as_printed([np.cos(3), np.sin(3), np.cos(5), np.sin(5), np.cos(1), np.sin(1)])
+        assert np.isclose(turned[i] @ turned[j], np.cos(2.0), rtol=0, atol=1e-12)
+    assert_as_printed([np.cos(2.0)], [-0.4161])
     added = lambda t: np.array([1.0 + np.sin(t), np.cos(t)])  # noqa: E731  q = k = (1, 0) plus (sin t, cos t)
-    assert_as_printed([added(3) @ added(1), added(5) @ added(3)])  # 1.5664, -0.2340
+    assert_as_printed([added(3) @ added(1), added(5) @ added(3)], [1.5664, -0.2340])
