@@ -79,7 +79,8 @@ def apply_rope(X, positions, base=10000.0, pairing="half"):
     Shapes: X [..., T, d_head] (d_head even), positions int [T] -> X_rot, same shape and dtype as X.
     angle[t, i] = positions[t] · inv_freq[i]; pair i is (i, i + d_head/2) for pairing="half" (Hugging
     Face Llama's rotate_half, llama.cpp's NEOX mode) and (2i, 2i+1) for pairing="adjacent" (llama.cpp's
-    normal mode, GPT-J); each pair (x, y) -> (x cos - y sin, x sin + y cos).
+    normal mode, GPT-J); each pair (x, y) -> (x cos - y sin, x sin + y cos). Shifting every position by
+    the same amount leaves the dot products of the rows unchanged (lessons/en/step12_rope.md#relative).
     Read: lessons/en/step12_rope.md#rotation and lessons/en/step12_rope.md#pairing.
 
     返回 X_rot [..., T, d_head]：X 的每一行按它所在位置的角度一对一对地旋转。
@@ -87,8 +88,8 @@ def apply_rope(X, positions, base=10000.0, pairing="half"):
     形状：X [..., T, d_head]（d_head 为偶数），positions int [T] -> X_rot，形状和 dtype 都与 X 相同。
     angle[t, i] = positions[t] · inv_freq[i]；pairing="half" 时第 i 对是 (i, i + d_head/2)（Hugging Face Llama 的
     rotate_half，llama.cpp 的 NEOX 模式），pairing="adjacent" 时是 (2i, 2i+1)（llama.cpp 的普通模式，GPT-J）；
-    每一对 (x, y) -> (x cos - y sin, x sin + y cos)。
-    阅读：lessons/zh/step12_rope.md#rotation 和 lessons/zh/step12_rope.md#pairing。
+    每一对 (x, y) -> (x cos - y sin, x sin + y cos)。所有位置平移同样的量，各行之间的点积不变
+    （lessons/zh/step12_rope.md#relative）。阅读：lessons/zh/step12_rope.md#rotation 和 lessons/zh/step12_rope.md#pairing。
     """
     X = float_array("X", X, min_ndim=2, shape_text="[..., T, d_head]")
     _rope_width(X.shape[-1])
