@@ -5,13 +5,14 @@ The property that matters: after rotation, q_i · k_j depends on i - j only, so 
 position by the same amount leaves every dot product as it was (judge property
 `same_dot_products_across_calls`), while adding a position vector instead of rotating does not.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from attnkit.cases import case
 from attnkit.checks import expected_forms
 from attnkit.mistakes import mistaken_function
-from attnkit.paths import ROOT
 from attnkit_runtime.judge import call_named, check_property
 
 pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -e '.[dev]')")
@@ -118,7 +119,8 @@ def test_a_learner_that_ignores_the_shift_only_passes_the_property(ref):
 
 
 # --- the lesson's worked numbers (lessons/en/step12_rope.md, lessons/zh/ the same) ---------------------
-LESSONS = [(ROOT / "lessons" / lang / "step12_rope.md").read_text(encoding="utf-8") for lang in ("en", "zh")]
+LESSONS = [(Path(__file__).parents[1] / "lessons" / lang / "step12_rope.md").read_text(encoding="utf-8")
+           for lang in ("en", "zh")]
 
 
 def assert_as_printed(got, printed):

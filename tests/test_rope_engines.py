@@ -8,13 +8,12 @@ cos/sin of `LlamaRotaryEmbedding`, which is our "half". Both engines compute the
 so rows agree to about 1e-6 here; each test also checks that the other pairing does not agree.
 """
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from attnkit.paths import ROOT
-
-GOLDEN = json.loads((ROOT / "tests" / "data" / "llama_cpp" / "rope.json").read_text(encoding="utf-8"))
+GOLDEN = json.loads((Path(__file__).parent / "data" / "llama_cpp" / "rope.json").read_text(encoding="utf-8"))
 OTHER = {"half": "adjacent", "adjacent": "half"}
 FLOAT32_ANGLES = dict(rtol=0, atol=2e-5)  # float32 angles up to position 100, against float64 ones
 
