@@ -38,13 +38,21 @@ def _rope_width(d_head):
     return int(d_head)
 
 
-def _rope_options(base, pairing):
-    """Raise unless base is a number > 0 and pairing one of PAIRINGS.
+def _rope_base(base):
+    """Return `base` as a float, raising unless it is a number > 0.
 
-    base 不是 > 0 的数，或 pairing 不是 PAIRINGS 之一时抛出异常。
+    把 `base` 作为 float 返回；它不是 > 0 的数时抛出异常。
     """
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real) or not base > 0:
         raise ValueError(say("rope_base", value=repr(base)))
+    return float(base)
+
+
+def _rope_pairing(pairing):
+    """Raise unless `pairing` is one of PAIRINGS.
+
+    `pairing` 不是 PAIRINGS 之一时抛出异常。
+    """
     if not isinstance(pairing, str) or pairing not in PAIRINGS:
         raise ValueError(say("rope_pairing", got=repr(pairing), known=", ".join(map(repr, PAIRINGS))))
 
@@ -53,15 +61,14 @@ def rope_frequencies(d_head, base=10000.0):
     """Return inv_freq [d_head // 2]: inv_freq[i] = base ** (-2 i / d_head), i = 0 … d_head/2 - 1.
 
     d_head must be even. Pair 0 turns fastest (1 radian per position), the last pair slowest.
-    Example: d_head = 4, base = 100 -> [1, 0.1]. Read: lessons/en/step12_rope.md#frequencies.
+    Example: d_head = 8, base = 10000 -> [1, 0.1, 0.01, 0.001]. Read: lessons/en/step12_rope.md#frequencies.
 
     返回 inv_freq [d_head // 2]：inv_freq[i] = base ** (-2 i / d_head)，i = 0 … d_head/2 - 1。
 
-    d_head 必须是偶数。第 0 对转得最快（每个位置 1 弧度），最后一对最慢。例子：d_head = 4，base = 100 -> [1, 0.1]。
-    阅读：lessons/zh/step12_rope.md#frequencies。
+    d_head 必须是偶数。第 0 对转得最快（每个位置 1 弧度），最后一对最慢。
+    例子：d_head = 8，base = 10000 -> [1, 0.1, 0.01, 0.001]。阅读：lessons/zh/step12_rope.md#frequencies。
     """
-    d_head = _rope_width(d_head)
-    _rope_options(base, PAIRINGS[0])
+    d_head, base = _rope_width(d_head), _rope_base(base)
     # YOUR CODE HERE
     raise NotImplementedError('Step 12 (step12_rope.rope_frequencies) is not written yet: replace this raise with your code. Read lessons/en/step12_rope.md. 第 12 步（step12_rope.rope_frequencies）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step12_rope.md。')
 
@@ -72,7 +79,8 @@ def apply_rope(X, positions, base=10000.0, pairing="half"):
     Shapes: X [..., T, d_head] (d_head even), positions int [T] -> X_rot, same shape and dtype as X.
     angle[t, i] = positions[t] · inv_freq[i]; pair i is (i, i + d_head/2) for pairing="half" (Hugging
     Face Llama's rotate_half, llama.cpp's NEOX mode) and (2i, 2i+1) for pairing="adjacent" (llama.cpp's
-    normal mode, GPT-J); each pair (x, y) -> (x cos - y sin, x sin + y cos).
+    normal mode, GPT-J); each pair (x, y) -> (x cos - y sin, x sin + y cos). Shifting every position by
+    the same amount leaves the dot products of the rows unchanged (lessons/en/step12_rope.md#relative).
     Read: lessons/en/step12_rope.md#rotation and lessons/en/step12_rope.md#pairing.
 
     返回 X_rot [..., T, d_head]：X 的每一行按它所在位置的角度一对一对地旋转。
@@ -80,12 +88,13 @@ def apply_rope(X, positions, base=10000.0, pairing="half"):
     形状：X [..., T, d_head]（d_head 为偶数），positions int [T] -> X_rot，形状和 dtype 都与 X 相同。
     angle[t, i] = positions[t] · inv_freq[i]；pairing="half" 时第 i 对是 (i, i + d_head/2)（Hugging Face Llama 的
     rotate_half，llama.cpp 的 NEOX 模式），pairing="adjacent" 时是 (2i, 2i+1)（llama.cpp 的普通模式，GPT-J）；
-    每一对 (x, y) -> (x cos - y sin, x sin + y cos)。
-    阅读：lessons/zh/step12_rope.md#rotation 和 lessons/zh/step12_rope.md#pairing。
+    每一对 (x, y) -> (x cos - y sin, x sin + y cos)。所有位置平移同样的量，各行之间的点积不变
+    （lessons/zh/step12_rope.md#relative）。阅读：lessons/zh/step12_rope.md#rotation 和 lessons/zh/step12_rope.md#pairing。
     """
     X = float_array("X", X, min_ndim=2, shape_text="[..., T, d_head]")
     _rope_width(X.shape[-1])
-    _rope_options(base, pairing)
+    _rope_base(base)
+    _rope_pairing(pairing)
     positions = np.asarray(positions)
     if positions.dtype == bool or not np.issubdtype(positions.dtype, np.integer) or positions.shape != X.shape[-2:-1]:
         raise ValueError(say("rope_positions", rows=X.shape[-2], dtype=positions.dtype, shape=positions.shape))

@@ -145,6 +145,9 @@ CASES = {
     "apply_rope: positions of floats": ("step12_rope", "apply_rope", dict(X=a(3, 4), positions=a(3)), ValueError, ["positions", "T = 3", "float64"]),
     "apply_rope: unknown pairing": ("step12_rope", "apply_rope", dict(X=a(3, 4), positions=np.arange(3), pairing="interleaved"), ValueError, ["pairing", "'half'", "'interleaved'"]),
     "rope_attention: keys not past + new": ("step12_rope", "rope_attention", dict(Q=a(2, 4), K=a(4, 4), V=a(4, 4), past=3), ValueError, ["K", "3 + 2", "T_k = 4"]),
+    "rope_frequencies: base zero": ("step12_rope", "rope_frequencies", dict(d_head=4, base=0.0), ValueError, ["base", "> 0", "0.0"]),
+    "apply_rope: a position short": ("step12_rope", "apply_rope", dict(X=a(3, 4), positions=np.arange(2)), ValueError, ["positions", "T = 3", "(2,)"]),
+    "rope_attention: V rows differ": ("step12_rope", "rope_attention", dict(Q=a(2, 4), K=a(5, 4), V=a(4, 4), past=3), ValueError, ["K (rows, T_k)", "V (rows, T_k)", "(5, 4)", "(4, 4)"]),
     # step 13
     "softmax_backward: shapes differ": ("step13_backward", "softmax_backward", dict(P=a(2, 3), dP=a(3, 2)), ValueError, ["P", "(2, 3)", "(3, 2)"]),
     "attention_backward: dO wrong shape": ("step13_backward", "attention_backward", dict(**QKV, dO=a(3, 4)), ValueError, ["dO", "(3, 2)", "(3, 4)"]),

@@ -377,7 +377,29 @@ def check_property(case, results, forms):
                 return Verdict(False, "property", say("property.rows_sum", call=k, row=row,
                                                       total=f"{float(sums[row]):.6g}", values=show(P[row])))
         return PASSED
+    if prop == "same_dot_products_across_calls":
+        return _same_dot_products(case, results)
     raise ValueError(f"case {case.name}: unknown property {prop!r}")
+
+
+def _same_dot_products(case, results):
+    """Whether the dot products of the rows of `picks[0]` with the rows of `picks[1]` ([..., T_a, T_b],
+    over the last axis) are, in every call, those of call 1 (RoPE: shifting every position by the same
+    amount leaves q_i · k_j unchanged)."""
+    queries, keys = case.expect["picks"]
+    first = None
+    for k, res in enumerate(results, start=1):
+        (rows_a, bad_a), (rows_b, bad_b) = picked(res, queries), picked(res, keys)
+        if bad_a or bad_b:
+            return bad_a or bad_b
+        dots = np.asarray(rows_a, dtype=np.float64) @ np.swapaxes(np.asarray(rows_b, dtype=np.float64), -1, -2)
+        if first is None:
+            first = dots
+            continue
+        verdict = compare(first, dots, case.tolerance, say("property.dot_products", queries=queries, keys=keys, call=k))
+        if not verdict.passed:
+            return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n{verdict.message}")
+    return PASSED
 
 
 def evaluate(case, calls, results, expected, forms):

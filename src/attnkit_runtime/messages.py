@@ -83,6 +83,9 @@ MESSAGES = {
     "property.not_finite": {
         "en": "{part} (call {call}): holds NaN or +inf (first at {where}): {values}",
         "zh": "{part}（第 {call} 次调用）：含有 NaN 或 +inf（最先在 {where}）：{values}"},
+    "property.dot_products": {
+        "en": "{queries} · {keys} (dot products of their rows, call {call})",
+        "zh": "{queries} · {keys}（它们各行之间的点积，第 {call} 次调用）"},
     "property.rows_sum": {
         "en": "call {call}: every row of P must sum to 1 (or be all 0 when no key is visible) with no negative "
               "weight; row {row} sums to {total}: {values}",

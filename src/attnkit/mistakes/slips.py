@@ -416,6 +416,74 @@ def _head_backward(weights=_masked_weights, dV=lambda P, dO: P.T @ dO, dK=lambda
         scale = {name: 1 / math.sqrt(Q.shape[-1]) if name in scaled else 1.0 for name in ("dQ", "dK")}
         return dS @ K * scale["dQ"], dK(dS, Q) * scale["dK"], dV(P, dO)
     return attention_backward
+# step 12 — rotary position embeddings ------------------------------------------------------------
+
+def _inverse_frequencies(exponent):
+    @slip("step12_rope", "rope_frequencies")
+    def rope_frequencies(d_head, base=10000.0):
+        """base ** exponent(i, d_head), a wrong exponent in place of -2 i / d_head."""
+        i = np.arange(int(d_head) // 2)
+        return float(base) ** exponent(i, int(d_head))
+    return rope_frequencies
+
+
+@slip("step12_rope", "rope_frequencies")
+def _base_fixed(d_head, base=10000.0):
+    """10000 ** (-2 i / d_head) whatever the base."""
+    return ref("step12_rope", "rope_frequencies")(d_head)
+
+
+def _angles(X, positions, base):
+    """angle [T, d_head/2] = positions[t] · inv_freq[i], the reference's."""
+    return np.asarray(positions)[:, None] * ref("step12_rope", "rope_frequencies")(X.shape[-1], base)
+
+
+_OTHER_PAIRING = {"half": "adjacent", "adjacent": "half"}
+
+
+def _rope_called_with(change):
+    @slip("step12_rope", "apply_rope")
+    def apply_rope(X, positions, base=10000.0, pairing="half"):
+        """the right rotation of changed arguments: `change(X, positions, base, pairing)`."""
+        return ref("step12_rope", "apply_rope")(*change(_floats(X), np.asarray(positions).astype(np.int64), base,
+                                                        pairing))
+    return apply_rope
+
+
+@slip("step12_rope", "apply_rope")
+def _position_added(X, positions, base=10000.0, pairing="half"):
+    """X + the sinusoidal position vector (sin, cos of the angles), as the first Transformer added it."""
+    X = _floats(X)
+    angle = _angles(X, positions, base)
+    return (X + np.stack([np.sin(angle), np.cos(angle)], axis=-1).reshape(X.shape[-2:])).astype(X.dtype)
+
+
+@slip("step12_rope", "apply_rope")
+def _angles_for_other_pairing(X, positions, base=10000.0, pairing="half"):
+    """X cos + rotate(X) sin with the angles repeated as the other pairing lays them out."""
+    X = _floats(X)
+    angle = _angles(X, positions, base)
+    half = X.shape[-1] // 2
+    if pairing == "half":  # rotate_half, with the angles side by side as adjacent pairs need them
+        full, rotated = np.repeat(angle, 2, axis=-1), np.concatenate([-X[..., half:], X[..., :half]], axis=-1)
+    else:  # (-y, x) of each adjacent pair, with the angles in halves as rotate_half needs them
+        full = np.concatenate([angle, angle], axis=-1)
+        rotated = np.stack([-X[..., 1::2], X[..., 0::2]], axis=-1).reshape(X.shape)
+    return (X * np.cos(full) + rotated * np.sin(full)).astype(X.dtype)
+
+
+def _rope_attention(q_positions=lambda past, T_q: past + np.arange(T_q), turn_keys=True, turn_values=False):
+    @slip("step12_rope", "rope_attention")
+    def rope_attention(Q, K, V, past=0, base=10000.0, pairing="half"):
+        """Q turned at q_positions(past, T_q), K turned or not, V turned or not, then causal attention."""
+        rope = ref("step12_rope", "apply_rope")
+        Q, K, V = _floats(Q), _floats(K), _floats(V)
+        keys = np.arange(K.shape[0])
+        Q = rope(Q, q_positions(past, Q.shape[0]), base, pairing)
+        K = rope(K, keys, base, pairing) if turn_keys else K
+        V = rope(V, keys, base, pairing) if turn_values else V
+        return ref("step6_head", "attention")(Q, K, V)
+    return rope_attention
 
 
 SLIPS = {
@@ -473,4 +541,17 @@ SLIPS = {
     "backward_dk_not_transposed": (_head_backward(dK=lambda dS, Q: dS @ Q),),
     "backward_mask_dropped": (_head_backward(weights=_unmasked_weights),),
     "backward_fully_masked_nan": (_head_backward(weights=_weights_nan_on_empty_rows),),
+    "rope_freq_factor_two": (_inverse_frequencies(lambda i, d: -i / d),
+                             _inverse_frequencies(lambda i, d: -2 * i / (d / 2))),
+    "rope_freq_not_inverted": (_inverse_frequencies(lambda i, d: 2 * i / d),),
+    "rope_base_ignored": (_base_fixed,),
+    "rope_pairing_swapped": (_rope_called_with(lambda X, p, base, pairing: (X, p, base, _OTHER_PAIRING[pairing])),),
+    "rope_angles_laid_out_for_other_pairing": (_angles_for_other_pairing,),
+    "rope_sin_sign": (_rope_called_with(lambda X, p, base, pairing: (X, -p, base, pairing)),),  # turned by -angle
+    "rope_positions_restarted": (_rope_called_with(lambda X, p, base, pairing: (X, np.arange(X.shape[-2]), base,
+                                                                                pairing)),
+                                 _rope_attention(q_positions=lambda past, T_q: np.arange(T_q))),
+    "rope_added_not_rotated": (_position_added,),
+    "rope_on_values": (_rope_attention(turn_values=True),),
+    "rope_keys_not_rotated": (_rope_attention(turn_keys=False),),
 }
