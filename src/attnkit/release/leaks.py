@@ -73,7 +73,6 @@ class Secrets:
     public: Values  # public values: what they print as is no secret, whatever hidden value it prints too
     raw: np.ndarray  # uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
     lines: frozenset  # of str
-
     raw_filter: np.ndarray  # uint8, 2**RAW_FILTER_BITS bits (little-endian): raw_filter_bits(raw), see there
 
     @cached_property
@@ -86,6 +85,7 @@ class Secrets:
 
     @cached_property
     def line_bytes(self):
+        """`lines` as UTF-8 bytes."""
         return frozenset(line.encode() for line in self.lines)
 
     def hidden_number(self, text):
@@ -208,8 +208,7 @@ def _built(hidden, solutions_dir):
         stub = strip_solutions(source, step)  # a line the stub also holds (a docstring's formula) is taught
         lines |= {line for line in solution_lines(source)
                   if len(line) >= MIN_LINE and not line.startswith("#") and line not in stub}
-    return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, raw,
-                   frozenset(lines),
+    return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, raw, frozenset(lines),
                    raw_filter_bits(raw))
 
 
