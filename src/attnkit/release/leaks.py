@@ -15,7 +15,7 @@ import html
 import os
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +33,16 @@ MIN_LINE = 12  # shorter solution lines ("return P", "else:") are everyday code,
 MIN_DIGITS = 6  # a value with fewer significant digits (0.5, 0.378) says nothing about its case
 MIN_MANTISSA_BITS = 16  # nor does a short binary fraction (-9/512): arithmetic on other data hits those too
 _NUMBER = re.compile(rb"-?\d+\.\d+(?:[eE][-+]?\d+)?")
+_NUMBER_BYTES = np.zeros(256, dtype=bool)  # the bytes a match of _NUMBER is made of: it never reads past another
+_NUMBER_BYTES[np.frombuffer(b"0123456789.eE+-", dtype=np.uint8)] = True
+_DIGITS = np.zeros(256, dtype=bool)
+_DIGITS[np.frombuffer(b"0123456789", dtype=np.uint8)] = True
+RAW_FILTER_BITS = 27  # a bitmap of 2**27 bits (16 MB) of hashed `raw` patterns: 1 in 10 other words pass it
+_HASH = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of word * this spread even close words
 _TAG = re.compile(r"<[^<>]*>")
 MAX_SHOWN = 5  # findings of one kind shown for one file
 LINKS_REFUSED = "symbolic links are refused, not followed"
-_STORED = "leak-secrets-1"  # the stored secrets' name (a new number when their layout changes)
+_STORED = "leak-secrets-2"  # the stored secrets' name (a new number when their layout changes)
 _SIDES = ("hidden", "public")
 _VALUES_FIELDS = ("flat", "sorted", "places")
 
@@ -67,13 +73,20 @@ class Secrets:
     public: Values  # public values: what they print as is no secret, whatever hidden value it prints too
     raw: np.ndarray  # uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
     lines: frozenset  # of str
+    raw_filter: np.ndarray  # uint8, 2**RAW_FILTER_BITS bits (little-endian): raw_filter_bits(raw), see there
 
     @cached_property
     def raw_prefixes(self):
-        """A bool array of 2**16: which top 16 bits (sign, exponent, 4 bits of mantissa) a pattern of `raw` has,
-        so that a scan looks up only the 8-byte words that may be one."""
+        """A bool array of 2**16: which top 16 bits (sign, exponent, 4 bits of mantissa) a pattern of `raw` has:
+        a table that stays in the processor's cache, looked up first (raw_filter, 16 MB, only for the words
+        it lets through)."""
         starts = np.searchsorted(self.raw, np.arange(1 << 16, dtype=np.uint64) << np.uint64(48))
         return np.append(starts[1:], self.raw.size) > starts
+
+    @cached_property
+    def line_bytes(self):
+        """`lines` as UTF-8 bytes."""
+        return frozenset(line.encode() for line in self.lines)
 
     def hidden_number(self, text):
         """Whether the number `text` (bytes), alone, prints a hidden value (see printed.py)."""
@@ -105,6 +118,25 @@ def _raw_patterns(flat, keep):
         pairs = np.lib.stride_tricks.sliding_window_view(flat, 2)[keep[:-1] & keep[1:]]
         patterns.append(np.ascontiguousarray(pairs).view(np.uint64).ravel())
     return np.concatenate(patterns)
+
+
+def _raw_hash(words):
+    """The RAW_FILTER_BITS-bit hashes (int64) of the uint64 array `words`."""
+    return ((words * _HASH) >> np.uint64(64 - RAW_FILTER_BITS)).astype(np.int64)
+
+
+def raw_filter_bits(raw):
+    """The bitmap (uint8, little-endian bits) of the hashes of the patterns `raw`: a word whose bit is
+    clear is no pattern, so that a scan looks up in `raw` only the few words that may be one."""
+    bits = np.zeros(1 << RAW_FILTER_BITS, dtype=bool)
+    bits[_raw_hash(raw)] = True
+    return np.packbits(bits, bitorder="little")
+
+
+def _may_be_raw(words, raw_filter):
+    """Which of the uint64 array `words` have their bit set in `raw_filter` (a bool mask)."""
+    at = _raw_hash(words)
+    return (np.asarray(raw_filter)[at >> 3] >> (at & 7).astype(np.uint8)) & 1 == 1
 
 
 def _values(cases, public_raw=np.array([], dtype=np.uint64)):
@@ -156,14 +188,14 @@ def secrets(solutions_dir=SOLUTIONS_DIR):
                          lambda: _stored(_built(hidden, solutions_dir)))
     values = {side: Values.read_back(*(arrays[f"{side}_{field}"] for field in _VALUES_FIELDS)) for side in _SIDES}
     return Secrets(frozenset(name.encode() for name in texts["names"]), values["hidden"], values["public"],
-                   arrays["raw"], frozenset(texts["lines"]))
+                   arrays["raw"], frozenset(texts["lines"]), arrays["raw_filter"])
 
 
 def _stored(made):
     """The arrays and texts of the Secrets `made`, as stored.kept keeps them (the places built now, once)."""
     arrays = {f"{side}_{field}": getattr(getattr(made, side), field) for side in _SIDES for field in _VALUES_FIELDS}
     texts = {"names": sorted(name.decode() for name in made.names), "lines": sorted(made.lines)}
-    return {**arrays, "raw": made.raw}, texts
+    return {**arrays, "raw": made.raw, "raw_filter": made.raw_filter}, texts
 
 
 def _built(hidden, solutions_dir):
@@ -176,7 +208,8 @@ def _built(hidden, solutions_dir):
         stub = strip_solutions(source, step)  # a line the stub also holds (a docstring's formula) is taught
         lines |= {line for line in solution_lines(source)
                   if len(line) >= MIN_LINE and not line.startswith("#") and line not in stub}
-    return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, raw, frozenset(lines))
+    return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, raw, frozenset(lines),
+                   raw_filter_bits(raw))
 
 
 def _raw_hits(data, secrets_):
@@ -187,29 +220,52 @@ def _raw_hits(data, secrets_):
     for offset in range(8):
         usable = (len(data) - offset) // 8 * 8
         words = np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset)
-        words = np.sort(words[secrets_.raw_prefixes[words >> np.uint64(48)]])  # sorted: faster lookups
+        words = words[secrets_.raw_prefixes[words >> np.uint64(48)]]
+        words = np.sort(words[_may_be_raw(words, secrets_.raw_filter)])  # sorted: faster lookups
         hits |= set(words[found_in(secrets_.raw, words)].tolist())
     return sorted(hits)
 
 
-def _held(patterns, haystacks):
-    """The `patterns` (bytes) that one of `haystacks` (bytes) holds. A text's substrings are its UTF-8 bytes'
-    (so text decoded and encoded again is searched as bytes): the first 8 bytes of every pattern are looked
-    up at once at each offset, and only where one is found is the rest compared."""
-    found = {p for p in patterns if len(p) < 8 and any(p in hay for hay in haystacks)}
+@dataclass(frozen=True)
+class _Heads:
+    """Patterns (bytes) set out for _held: `short` ones (under 8 bytes), the others by their first 8 bytes
+    (`heads`: {8 bytes: [patterns]}; `keys`: those 8 bytes as sorted uint64; `maybe`: a bool array of
+    2**16, which 16-bit hashes (_head_hash) a key has)."""
+    short: frozenset
+    heads: dict
+    keys: np.ndarray
+    maybe: np.ndarray
+
+
+@lru_cache(maxsize=8)
+def _heads(patterns):
+    """The _Heads of the frozenset `patterns` (bytes), built once per set."""
     heads = {}
     for pattern in patterns:
         if len(pattern) >= 8:
             heads.setdefault(pattern[:8], []).append(pattern)
     keys = np.sort(np.frombuffer(b"".join(heads), dtype=np.uint64))
-    first_two = np.zeros(1 << 16, dtype=bool)  # the first 2 bytes of a head: the low 16 bits of its word
-    first_two[keys & np.uint64(0xFFFF)] = True
-    for hay in haystacks:
-        for offset in range(min(8, len(hay))):
-            words = np.frombuffer(hay, dtype=np.uint64, count=(len(hay) - offset) // 8, offset=offset)
-            maybe = np.flatnonzero(first_two[words & np.uint64(0xFFFF)])
-            for at in (offset + 8 * maybe[found_in(keys, words[maybe])]).tolist():
-                found |= {p for p in heads[hay[at:at + 8]] if hay.startswith(p, at)}
+    maybe = np.zeros(1 << 16, dtype=bool)
+    maybe[_head_hash(keys)] = True
+    return _Heads(frozenset(p for p in patterns if len(p) < 8), heads, keys, maybe)
+
+
+def _head_hash(words):
+    """16-bit hashes (int64) of the uint64 array `words`."""
+    return ((words * _HASH) >> np.uint64(48)).astype(np.int64)
+
+
+def _held(patterns, hay):
+    """The `patterns` (a frozenset of bytes) that `hay` (bytes) holds. A text's substrings are its
+    UTF-8 bytes' (so text decoded and encoded again is searched as bytes): the first 8 bytes of every pattern
+    are looked up at once at each offset, and only where one is found is the rest compared."""
+    set_out = _heads(patterns)
+    found = {p for p in set_out.short if p in hay}
+    for offset in range(min(8, len(hay))):
+        words = np.frombuffer(hay, dtype=np.uint64, count=(len(hay) - offset) // 8, offset=offset)
+        maybe = np.flatnonzero(set_out.maybe[_head_hash(words)])
+        for at in (offset + 8 * maybe[found_in(set_out.keys, words[maybe])]).tolist():
+            found |= {p for p in set_out.heads[hay[at:at + 8]] if hay.startswith(p, at)}
     return found
 
 
@@ -218,9 +274,24 @@ def _markup_free(text):
     return html.unescape(_TAG.sub("", text)).replace("\xa0", " ")
 
 
+def _number_texts(data):
+    """_NUMBER.findall(data), the regular expression run only on the stretches of number bytes
+    (_NUMBER_BYTES) that hold a digit, a point and a digit: in binary data, a few short ones."""
+    bytes_ = np.frombuffer(data, dtype=np.uint8)
+    digit = _DIGITS[bytes_]
+    points = 1 + np.flatnonzero((bytes_[1:-1] == ord(".")) & digit[:-2] & digit[2:])
+    if not points.size:
+        return []
+    if points.size * 64 > bytes_.size:  # a text full of numbers: no stretch worth leaving out
+        return _NUMBER.findall(data)
+    ends = np.concatenate([[-1], np.flatnonzero(~_NUMBER_BYTES[bytes_]), [bytes_.size]])
+    at = np.unique(np.searchsorted(ends, points))  # the stretch ends[i - 1] + 1 .. ends[i] of each point
+    return [text for i in at.tolist() for text in _NUMBER.findall(data, ends[i - 1] + 1, ends[i])]
+
+
 def _hidden_numbers(data, secrets_):
     """The number texts (bytes, sorted) in `data` that print hidden values (see printed.py)."""
-    texts = Texts.of(_NUMBER.findall(data))
+    texts = Texts.of(_number_texts(data))
     return sorted(set(leaked(secrets_.hidden, secrets_.public, texts)))
 
 
@@ -228,16 +299,20 @@ def scan_bytes(path, data, found):
     """Add a Finding to `found` for each secret in `data` (the bytes of the file or member `path`)."""
     text = data.decode("utf-8", errors="ignore")
     shown = _markup_free(text).encode() if b"</" in data else b""  # closing tags: markup
-    names = _held(found.secrets.names, (data, shown))
-    for name in sorted(names):
+    encoded = text.encode()  # `data` itself when it is UTF-8 (one search then looks for names and lines)
+    searched = {}
+    for hay, patterns in ((data, found.secrets.names), (encoded, found.secrets.line_bytes),
+                          (shown, found.secrets.names), (shown, found.secrets.line_bytes)):
+        searched[hay] = searched.get(hay, frozenset()) | patterns
+    held = set().union(*(_held(patterns, hay) for hay, patterns in searched.items()))
+    for name in sorted(held & found.secrets.names):
         found.add(path, Kind.NAME, name.decode())
     for number in _hidden_numbers(data, found.secrets)[:MAX_SHOWN]:
         found.add(path, Kind.VALUE, number.decode())
     for word in _raw_hits(data, found.secrets)[:MAX_SHOWN]:
         found.add(path, Kind.BYTES, f"{np.array([word], dtype=np.uint64).tobytes().hex()} "
                                     f"(as float64 {np.array([word], dtype=np.uint64).view(np.float64)[0]!r})")
-    lines = _held({line.encode() for line in found.secrets.lines}, (text.encode(), shown))
-    for line in sorted(line.decode() for line in lines):
+    for line in sorted(line.decode() for line in held & found.secrets.line_bytes):
         found.add(path, Kind.LINE, line)
 
 
