@@ -88,6 +88,16 @@ MESSAGES = {
               "weight; row {row} sums to {total}: {values}",
         "zh": "第 {call} 次调用：P 的每一行加起来必须等于 1（没有可见的 Key 时全为 0），且不能有负权重；"
               "第 {row} 行加起来是 {total}：{values}"},
+    "property.peak": {
+        "en": "call {call}: {function}() held {peak} of arrays at once; {arrays} float64 arrays of {shape} "
+              "({budget}) are all it needs",
+        "zh": "第 {call} 次调用：{function}() 同时占用了 {peak} 的数组；它只需要 {arrays} 个 {shape} 的 float64 "
+              "数组（{budget}）"},
+    "property.peak_hidden": {
+        "en": "call {call}: the memory {function}() used could not be measured, because the call stopped or "
+              "cleared Python's tracemalloc: leave tracemalloc alone",
+        "zh": "第 {call} 次调用：量不出 {function}() 用了多少内存，因为这次调用停止或清空了 Python 的 tracemalloc："
+              "不要去动 tracemalloc"},
     "verdict.warning": {
         "en": "{function}() gave the right values but emitted a warning on the way: {warning}{more}\n"
               "  NaN or inf was computed and then hidden; a right answer keeps every intermediate value finite "
