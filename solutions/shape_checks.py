@@ -110,6 +110,43 @@ _MESSAGES = {
                       "{n_kv} for ne {sizes}, got {n_keys}",
                 "zh": "对 ne {sizes}，n_keys（T_k，正在使用的 Key 槽位数）必须在 T_q = ne[1] = {t_q} 和 "
                       "n_kv = ne[0] = {n_kv} 之间，实际是 {n_keys}"},
+    # --- the modern track's own checks (steps 10-13) ---
+    "empty_block": {"en": "S_block must hold at least one key column [T_q, B >= 1], got shape {shape}",
+                    "zh": "S_block 至少要有一列 Key [T_q, B >= 1]，实际形状是 {shape}"},
+    "block_positive": {"en": "block must be >= 1 (keys per block), got {value}",
+                       "zh": "block 必须 >= 1（每块的 Key 个数），实际是 {value}"},
+    "causal_keys": {"en": "{what} with visible=None (causal) needs T_q <= T_k: Q has shape {q_shape} and K has "
+                          "shape {k_shape}; each query needs its own key (its position) in K",
+                    "zh": "{what} 在 visible=None（因果）时需要 T_q <= T_k：Q 的形状是 {q_shape}，K 的形状是 "
+                          "{k_shape}；每个 Query 在 K 里都需要自己的 Key（它自己的位置）"},
+    "count_type": {"en": "{name} must be a whole number, got {got} {value}",
+                   "zh": "{name} 必须是整数，实际是 {got} {value}"},
+    "count_positive": {"en": "{name} must be >= 1, got {value}", "zh": "{name} 必须 >= 1，实际是 {value}"},
+    "kv_groups": {"en": "n_head = {n_head} query heads must be a whole multiple of n_kv_head = {n_kv_head} "
+                        "key/value heads (each key/value head serves a group of the same size)",
+                  "zh": "n_head = {n_head} 个 Query Head 必须是 n_kv_head = {n_kv_head} 个 Key/Value Head 的整数倍"
+                        "（每个 Key/Value Head 服务同样大小的一组）"},
+    "cache_dtype": {"en": "dtype must be one of {known}, got {got}", "zh": "dtype 必须是 {known} 之一，实际是 {got}"},
+    "rope_width_type": {"en": "d_head must be a whole number of features, got {got} {value}",
+                        "zh": "d_head 必须是表示特征个数的整数，实际是 {got} {value}"},
+    "rope_width_even": {"en": "d_head must be even and >= 2 (RoPE turns the features in pairs), got {value}",
+                        "zh": "d_head 必须是 >= 2 的偶数（RoPE 把特征两两配对旋转），实际是 {value}"},
+    "rope_base": {"en": "base must be a number > 0 (10000.0 in Llama), got {value}",
+                  "zh": "base 必须是 > 0 的数（Llama 中是 10000.0），实际是 {value}"},
+    "rope_pairing": {"en": "pairing must be one of {known}, got {got}", "zh": "pairing 必须是 {known} 之一，实际是 {got}"},
+    "rope_positions": {"en": "positions must be whole numbers [T], one per row of X (T = {rows}), got dtype {dtype} "
+                             "with shape {shape}",
+                       "zh": "positions 必须是整数 [T]，X 的每一行一个（T = {rows}），实际 dtype 是 {dtype}，"
+                             "形状是 {shape}"},
+    "rope_past": {"en": "K must hold every key, the {past} cached and the {t_q} new ones: T_k = past + T_q = "
+                        "{past} + {t_q}, got T_k = {t_k}",
+                  "zh": "K 必须包含所有 Key，即缓存的 {past} 个和新的 {t_q} 个：T_k = past + T_q = {past} + {t_q}，"
+                        "实际 T_k = {t_k}"},
+    "same_shape": {"en": "{what}: {name_a} has shape {shape_a} and {name_b} has shape {shape_b}; they must be equal",
+                   "zh": "{what}：{name_a} 的形状是 {shape_a}，{name_b} 的形状是 {shape_b}；两者必须相同"},
+    "grad_shape": {"en": "dO must have the shape of O, [T_q, D_v] = {want} for Q {q_shape} and V {v_shape}, "
+                         "got {shape}",
+                   "zh": "dO 的形状必须和 O 相同，对 Q {q_shape} 和 V {v_shape} 是 [T_q, D_v] = {want}，实际是 {shape}"},
 }
 
 

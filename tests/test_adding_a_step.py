@@ -1,4 +1,4 @@
-"""docs/ADDING_A_STEP.md, followed: a toy step 10 written into a copy of the kit reaches every front end.
+"""docs/ADDING_A_STEP.md, followed: a toy step 14 written into a copy of the kit reaches every front end.
 
 The copy (src/, solutions/, exercises/, lessons/, autograder/cases/ and the kit's tests of a step's data)
 is made once for the module; the toy step is written into it by touching exactly the files the recipe's
@@ -19,7 +19,7 @@ import pytest
 
 from attnkit.paths import ROOT
 
-MODULE = "step10_kv_groups"
+MODULE = "step14_kv_groups"
 TRACK = "extension"
 MISTAKE = "kv_heads_tiled"
 RECIPE = ROOT / "docs" / "ADDING_A_STEP.md"
@@ -28,9 +28,9 @@ COPIED = ("src/attnkit", "src/attnkit_runtime", "solutions", "exercises", "lesso
           "tests/conftest.py", *KIT_CHECKS, "tools/relink_lessons.py")
 GENERATED = {f"exercises/{MODULE}.py", f"exercises/test_{MODULE}.py"}  # what `attnkit stubs` adds
 
-SOLUTION = '''"""Step 10 — grouped-query attention: several query heads share one key/value head.
+SOLUTION = '''"""Step 14 — grouped-query attention: several query heads share one key/value head.
 
-lessons/en/step10_kv_groups.md (Chinese: lessons/zh/, same names): with n_head query heads and n_kv_head
+lessons/en/step14_kv_groups.md (Chinese: lessons/zh/, same names): with n_head query heads and n_kv_head
 key/value heads, query head h reads key/value head h // (n_head // n_kv_head).
 """
 import numpy as np
@@ -42,7 +42,7 @@ def repeat_kv(K, n_head):
     """Return K with each of its heads repeated for its group of query heads.
 
     Shapes: K [n_kv_head, T, D_h] -> [n_head, T, D_h]; head h of the result is K[h // (n_head // n_kv_head)].
-    Read: lessons/en/step10_kv_groups.md#groups.
+    Read: lessons/en/step14_kv_groups.md#groups.
     """
     K = float_array("K", K, min_ndim=3, shape_text="[n_kv_head, T, D_h]")
     if not isinstance(n_head, int) or n_head % K.shape[-3]:
@@ -52,11 +52,11 @@ def repeat_kv(K, n_head):
     ### END SOLUTION
 '''
 
-MANIFEST_ENTRY = '''  - module: step10_kv_groups
+MANIFEST_ENTRY = '''  - module: step14_kv_groups
     title:
       en: "Grouped-query attention: query heads share key/value heads"
       zh: "分组查询 Attention：多个 Query Head 共用 Key/Value Head"
-    lesson: "step10_kv_groups"
+    lesson: "step14_kv_groups"
     points: 10
     about:
       en: "Each key/value head serves a group of `n_head // n_kv_head` query heads, one after the other."
@@ -78,7 +78,7 @@ _CASE = '''  - name: {name}
     concept:
       en: "{en}"
       zh: "{zh}"
-    lesson: "step10_kv_groups#groups"
+    lesson: "step14_kv_groups#groups"
     args: {args}
     expect: {expect}
 '''
@@ -103,9 +103,9 @@ CATALOGUE_ENTRY = '''    ("kv_heads_tiled",
       "zh": "把 Key/Value Head 整块重复（tile），而不是每个 Head 重复给它那一组"},
      {"en": "Query head h reads key/value head h // group: np.repeat(K, group, axis=-3), not np.tile.",
       "zh": "Query Head h 读 Key/Value Head h // group：用 np.repeat(K, group, axis=-3)，不是 np.tile。"},
-     "step10_kv_groups#groups"),
+     "step14_kv_groups#groups"),
 '''
-SLIP = '''@slip("step10_kv_groups", "repeat_kv")
+SLIP = '''@slip("step14_kv_groups", "repeat_kv")
 def _kv_heads_tiled(K, n_head):
     """the whole block of heads repeated: head h reads K[h % n_kv_head]."""
     K = _floats(K)
@@ -113,13 +113,13 @@ def _kv_heads_tiled(K, n_head):
 
 
 '''
-LESSON = {"en": "# Step 10 — Grouped-query attention\n\n<a id=\"groups\"></a>\n## Groups of query heads\n\n"
+LESSON = {"en": "# Step 14 — Grouped-query attention\n\n<a id=\"groups\"></a>\n## Groups of query heads\n\n"
                 "Query head `h` reads key/value head `h // (n_head // n_kv_head)`.\n\nLeads to: `repeat_kv(K, n_head)`.\n",
-          "zh": "# 第 10 步 — 分组查询 Attention\n\n<a id=\"groups\"></a>\n## Query Head 的分组\n\n"
+          "zh": "# 第 14 步 — 分组查询 Attention\n\n<a id=\"groups\"></a>\n## Query Head 的分组\n\n"
                 "Query Head `h` 读 Key/Value Head `h // (n_head // n_kv_head)`。\n\n对应函数：`repeat_kv(K, n_head)`。\n"}
-LESSON_ROW = ("| 10 (extension · 扩展) | [Grouped-query attention](en/step10_kv_groups.md) | "
-              "[分组查询 Attention](zh/step10_kv_groups.md) | `repeat_kv` |\n")
-BAD_INPUT = """    "repeat_kv: n_head not a multiple": ("step10_kv_groups", "repeat_kv", dict(K=a(2, 3, 4), n_head=3),
+LESSON_ROW = ("| 14 (extension · 扩展) | [Grouped-query attention](en/step14_kv_groups.md) | "
+              "[分组查询 Attention](zh/step14_kv_groups.md) | `repeat_kv` |\n")
+BAD_INPUT = """    "repeat_kv: n_head not a multiple": ("step14_kv_groups", "repeat_kv", dict(K=a(2, 3, 4), n_head=3),
                                          ValueError, ["n_head", "n_kv_head = 2", "3"]),
 """
 WRONG_LINE = "np.concatenate([K] * (n_head // K.shape[-3]), axis=-3)"
@@ -215,13 +215,13 @@ def test_the_kits_own_checks_of_a_steps_data_pass(kit):
 
 def test_the_stubs_have_the_step(kit):
     stub = (kit.root / "exercises" / f"{MODULE}.py").read_text(encoding="utf-8")
-    assert re.search(r"raise NotImplementedError\(.Step 10 \(step10_kv_groups\.repeat_kv\) is not written yet", stub)
+    assert re.search(r"raise NotImplementedError\(.Step 14 \(step14_kv_groups\.repeat_kv\) is not written yet", stub)
     assert "np.repeat" not in stub
     assert kit.attnkit("stubs", "--check").returncode == 0
 
 
 def _started(kit, tmp_path):
-    """A copy of the kit's exercises/ whose step 10 is started: one line of code added to its stub."""
+    """A copy of the kit's exercises/ whose step 14 is started: one line of code added to its stub."""
     learner = tmp_path / "exercises"
     shutil.copytree(kit.root / "exercises", learner)
     path = learner / f"{MODULE}.py"
@@ -233,20 +233,20 @@ def test_the_public_tests_run_the_step(kit, tmp_path):
     tests = f"exercises/test_{MODULE}.py"
     on_stub = kit.run("-m", "pytest", tests, "-q", "-p", "no:cacheprovider", "-rs")
     assert on_stub.returncode == 0 and "2 skipped" in on_stub.stdout, on_stub.stdout  # an optional step, not started
-    assert "step 10 is optional (the extension) and not started" in on_stub.stdout, on_stub.stdout
+    assert "step 14 is optional (after the core) and not started" in on_stub.stdout, on_stub.stdout
     started = kit.run("-m", "pytest", str(_started(kit, tmp_path) / f"test_{MODULE}.py"), "-q", "-p", "no:cacheprovider",
                       "-rf")
     assert started.returncode == 1, started.stdout
-    assert "2 failed" in started.stdout and "NotImplementedError: Step 10 (step10_kv_groups.repeat_kv)" in started.stdout
+    assert "2 failed" in started.stdout and "NotImplementedError: Step 14 (step14_kv_groups.repeat_kv)" in started.stdout
     on_reference = kit.run("-m", "pytest", tests, "--solutions", "-q", "-p", "no:cacheprovider")
     assert on_reference.returncode == 0 and "2 passed" in on_reference.stdout, on_reference.stdout
     collected = kit.run("-m", "pytest", "exercises", "--collect-only", "-q", "-p", "no:cacheprovider")
     files = list(dict.fromkeys(re.findall(r"^exercises/test_(step\d+)_", collected.stdout, flags=re.M)))
-    assert files == [f"step{k}" for k in range(1, 11)], collected.stdout  # in step order, not by name
+    assert files == [f"step{k}" for k in range(1, 15)], collected.stdout  # in step order, not by name
 
 
 def _learner(kit, tmp_path, wrong=False):
-    """A learner's exercises/: every step written (the reference), step 10 right or with the mistake."""
+    """A learner's exercises/: every step written (the reference), step 14 right or with the mistake."""
     folder = tmp_path / ("wrong" if wrong else "right")
     shutil.copytree(kit.root / "solutions", folder)
     if wrong:
@@ -264,7 +264,7 @@ def test_the_ladder_shows_the_step_last_and_names_its_first_failure(kit, tmp_pat
     done = kit.run("-m", "pytest", str(learner), "-q", "-p", "no:cacheprovider", "--tb=no", cwd=tmp_path)
     assert done.returncode == 1, done.stdout
     rows = re.findall(r"^\s+step (\d+) +(\w+)", done.stdout, flags=re.M)
-    assert rows[-1] == ("10", MODULE) and [int(n) for n, _ in rows] == sorted(int(n) for n, _ in rows), done.stdout
+    assert rows[-1] == ("14", MODULE) and [int(n) for n, _ in rows] == sorted(int(n) for n, _ in rows), done.stdout
     assert f"Next: exercises/{MODULE}.py" in done.stdout
 
 
@@ -303,12 +303,12 @@ def test_the_release_has_the_step(kit, tmp_path):
     checked = kit.attnkit("release", "--check", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     on_stub = _release_pytest(out)
-    assert "2 skipped" in on_stub.stdout and "Steps 7–10 (the extension) are optional" in on_stub.stdout, on_stub.stdout
+    assert "2 skipped" in on_stub.stdout and "Steps 7–14 (after the core) are optional" in on_stub.stdout, on_stub.stdout
     path = out / "exercises" / f"{MODULE}.py"
     path.write_text(path.read_text(encoding="utf-8") + "\nSTARTED = True\n", encoding="utf-8")
     started = _release_pytest(out)
     assert "2 failed" in started.stdout, started.stdout + started.stderr
-    assert "NotImplementedError: Step 10 (step10_kv_groups.repeat_kv)" in started.stdout
+    assert "NotImplementedError: Step 14 (step14_kv_groups.repeat_kv)" in started.stdout
     shutil.copy(kit.root / "solutions" / f"{MODULE}.py", out / "exercises")
     written = _release_pytest(out)
     assert written.returncode == 0 and "2 passed" in written.stdout, written.stdout + written.stderr
@@ -327,7 +327,7 @@ def test_the_nbgrader_course_has_the_step(kit, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     notebook = json.loads((course / "source/attention_extension/attention_extension.ipynb").read_text(encoding="utf-8"))
     texts = ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown"]
-    about = next(text for text in texts if text.startswith("## Step 10: Grouped-query attention"))
+    about = next(text for text in texts if text.startswith("## Step 14: Grouped-query attention"))
     assert "每个 Key/Value Head 依次服务" in about and "**10 points**" in about
     graded = {cell["metadata"]["nbgrader"]["grade_id"]: cell for cell in notebook["cells"]
               if cell["metadata"].get("nbgrader", {}).get("grade_id")}

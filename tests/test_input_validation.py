@@ -130,6 +130,24 @@ CASES = {
     "read_kq_dump: more keys than slots": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=5), ValueError, ["n_keys", "n_kv = ne[0] = 4", "5"]),
     "read_kq_dump: fewer keys than queries": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=1), ValueError, ["n_keys", "T_q = ne[1] = 2", "1"]),
     "read_kq_dump: n_keys not whole": ("step9_ggml_layout", "read_kq_dump", dict(buffer=a(16), ne=(4, 2, 2, 1), n_keys=2.0), TypeError, ["n_keys", "float"]),
+    # step 10
+    "online_softmax_update: acc rows": ("step10_tiled", "online_softmax_update", dict(m=a(3), l=a(3), acc=a(2, 2), S_block=a(3, 4), V_block=a(4, 2)), ValueError, ["acc", "(2, 2)", "(3,)"]),
+    "online_softmax_update: empty block": ("step10_tiled", "online_softmax_update", dict(m=a(3), l=a(3), acc=a(3, 2), S_block=a(3, 0), V_block=a(0, 2)), ValueError, ["S_block", "(3, 0)"]),
+    "attention_tiled: block zero": ("step10_tiled", "attention_tiled", dict(**QKV, block=0), ValueError, ["block", ">= 1", "0"]),
+    "attention_tiled: Q batched": ("step10_tiled", "attention_tiled", with_(QKV, Q=a(2, 3, 4)), ValueError, ["Q", "(2, 3, 4)", "[T_q, D_h]"]),
+    # step 11
+    "kv_head_for: groups uneven": ("step11_gqa", "kv_head_for", dict(n_head=6, n_kv_head=4), ValueError, ["n_head = 6", "n_kv_head = 4"]),
+    "kv_head_for: n_kv_head not whole": ("step11_gqa", "kv_head_for", dict(n_head=4, n_kv_head=2.0), TypeError, ["n_kv_head", "float"]),
+    "attention_gqa: K and V heads differ": ("step11_gqa", "attention_gqa", dict(Q=a(4, 3, 4), K=a(2, 3, 4), V=a(1, 3, 4)), ValueError, ["K (heads, n_kv_head)", "(2, 3, 4)", "(1, 3, 4)"]),
+    "kv_cache_bytes: unknown dtype": ("step11_gqa", "kv_cache_bytes", dict(n_layer=1, n_kv_head=1, d_head=1, n_ctx=1, dtype="float8"), ValueError, ["dtype", "float16", "'float8'"]),
+    # step 12
+    "rope_frequencies: odd width": ("step12_rope", "rope_frequencies", dict(d_head=5), ValueError, ["d_head", "even", "5"]),
+    "apply_rope: positions of floats": ("step12_rope", "apply_rope", dict(X=a(3, 4), positions=a(3)), ValueError, ["positions", "T = 3", "float64"]),
+    "apply_rope: unknown pairing": ("step12_rope", "apply_rope", dict(X=a(3, 4), positions=np.arange(3), pairing="interleaved"), ValueError, ["pairing", "'half'", "'interleaved'"]),
+    "rope_attention: keys not past + new": ("step12_rope", "rope_attention", dict(Q=a(2, 4), K=a(4, 4), V=a(4, 4), past=3), ValueError, ["K", "3 + 2", "T_k = 4"]),
+    # step 13
+    "softmax_backward: shapes differ": ("step13_backward", "softmax_backward", dict(P=a(2, 3), dP=a(3, 2)), ValueError, ["P", "(2, 3)", "(3, 2)"]),
+    "attention_backward: dO wrong shape": ("step13_backward", "attention_backward", dict(**QKV, dO=a(3, 4)), ValueError, ["dO", "(3, 2)", "(3, 4)"]),
 }
 
 

@@ -20,18 +20,20 @@ from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 
 N_PUBLIC = len(cases_for(visibility="public"))
 CORE = [s.module for s in manifest.steps("core")]
+OPTIONAL = [s for s in manifest.steps() if s.track != "core"]  # every step after the core, whatever its track
+SPAN = f"{OPTIONAL[0].number}–{OPTIONAL[-1].number}"
 N_CORE = sum(len(cases_for(module, "public")) for module in CORE)
 N_OPTIONAL = N_PUBLIC - N_CORE
 STUB_TEXT = "is not written yet: replace this raise with your code"  # every stub's NotImplementedError
 # What the ladder prints in each language (the row's mark of an unstarted optional step, its last line…)
 LADDER = {"en": SimpleNamespace(header="attnkit progress", not_written="not written yet",
                                 optional_row="optional, not started (skipped)", last="Read lessons/en/",
-                                optional="Steps 7–9 (the extension) are optional",
-                                skipped="step {n} is optional (the extension) and not started, so its tests are skipped. "
+                                optional=f"Steps {SPAN} (after the core) are optional",
+                                skipped="step {n} is optional (after the core) and not started, so its tests are skipped. "
                                         "To start it, write your code in exercises/{file}"),
           "zh": SimpleNamespace(header="attnkit 进度", not_written="还没有写", optional_row="选做，未开始（已跳过）",
-                                last="先读 lessons/zh/", optional="第 7–9 步（扩展部分）是选做的",
-                                skipped="第 {n} 步是选做的扩展部分，还没有开始，所以跳过它的测试。要开始，就在 exercises/{file} 里写你的代码")}
+                                last="先读 lessons/zh/", optional=f"第 {SPAN} 步（核心部分之后）是选做的",
+                                skipped="第 {n} 步是核心部分之后的选做内容，还没有开始，所以跳过它的测试。要开始，就在 exercises/{file} 里写你的代码")}
 
 
 def run_pytest(*args, cwd=ROOT, **env):
@@ -81,7 +83,7 @@ def test_untouched_stubs_fail_the_core_once_each_skip_the_extension_and_end_on_t
     if lang == "en":
         assert "Next: exercises/step1_projection.py" in out
         assert "no function is written yet, so these failures are expected. Start with step 1" in out
-        assert "(steps 7–9, the extension, are optional: shown once the core is done)" in out
+        assert f"(steps {SPAN}, after the core, are optional: shown once the core is done)" in out
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -89,7 +91,7 @@ def test_a_finished_core_is_a_green_run_the_optional_steps_skipped_with_how_to_s
     folder = learner_copy(tmp_path, CORE)
     code, out = run_pytest(folder, "-rs", ATTNKIT_LANG=lang)
     assert code == 0 and f"{N_CORE} passed, {N_OPTIONAL} skipped" in out, out
-    for step in manifest.steps("extension"):
+    for step in OPTIONAL:
         count = len(cases_for(step.module, "public"))
         reason = LADDER[lang].skipped.format(n=step.number, file=step.filename)
         assert re.search(rf"^SKIPPED \[{count}\] .*: {re.escape(reason)}", out, flags=re.M), out

@@ -57,6 +57,17 @@ VALID = {
     "to_ggml": dict(array=np.zeros((2, 3))),
     "read_qkv_dump": dict(buffer=np.zeros(12), ne=(2, 3, 2, 1)),
     "read_kq_dump": dict(buffer=np.zeros(8), ne=(4, 2, 1, 1), n_keys=2),
+    "online_softmax_update": dict(m=np.full(1, -np.inf), l=np.zeros(1), acc=np.zeros((1, 2)), S_block=np.zeros((1, 2)),
+                                  V_block=np.ones((2, 2))),
+    "attention_tiled": dict(Q=np.ones((1, 2)), K=np.ones((2, 2)), V=np.ones((2, 2)), block=1),
+    "kv_head_for": dict(n_head=2, n_kv_head=1),
+    "attention_gqa": dict(Q=np.ones((2, 1, 2)), K=np.ones((1, 2, 2)), V=np.ones((1, 2, 2))),
+    "kv_cache_bytes": dict(n_layer=1, n_kv_head=1, d_head=2, n_ctx=3),
+    "rope_frequencies": dict(d_head=2),
+    "apply_rope": dict(X=np.ones((1, 2)), positions=np.array([0])),
+    "rope_attention": dict(Q=np.ones((1, 2)), K=np.ones((2, 2)), V=np.ones((2, 2)), past=1),
+    "softmax_backward": dict(P=np.ones((1, 2)) / 2, dP=np.ones((1, 2))),
+    "attention_backward": dict(Q=np.ones((1, 2)), K=np.ones((2, 2)), V=np.ones((2, 2)), dO=np.ones((1, 2))),
 }
 # Provided functions (no solution block) of the manifest, and the learner's function they call first:
 # their stub raises that function's message.

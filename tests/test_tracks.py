@@ -1,4 +1,5 @@
-"""Tracks: the core (steps 1–6) and the extension (steps 7 on) are separate 100-point assignments.
+"""Tracks: the core (steps 1–6), the extension (7–9) and the modern track (10–13) are separate 100-point
+assignments.
 
 `attnkit grade` grades the core unless told `--track extension`; `attnkit verify` checks both; the
 ladder shows the extension once the core is done; a track whose steps' points do not total 100 is refused.
@@ -21,14 +22,16 @@ from grading_support import assert_spec_shape, run_cli
 
 CORE = [s.module for s in manifest.steps("core")]
 EXTENSION = [s.module for s in manifest.steps("extension")]
+MODERN = [s.module for s in manifest.steps("modern")]
 
 
-def test_the_manifest_splits_the_steps_into_core_then_extension():
-    assert manifest.tracks() == ("core", "extension")
+def test_the_manifest_splits_the_steps_into_core_then_extension_then_modern():
+    assert manifest.tracks() == ("core", "extension", "modern")
     assert CORE == [f"step{k}_{name}" for k, name in
                     enumerate(("projection", "scores", "masks", "softmax", "values", "head"), start=1)]
     assert EXTENSION[:2] == ["step7_layer", "step8_kv_cache"]
-    assert [s.module for s in manifest.steps()] == CORE + EXTENSION
+    assert MODERN == ["step10_tiled", "step11_gqa", "step12_rope", "step13_backward"]
+    assert [s.module for s in manifest.steps()] == CORE + EXTENSION + MODERN
 
 
 @pytest.mark.parametrize("track", manifest.tracks())
@@ -58,7 +61,7 @@ def test_a_track_that_does_not_total_100_is_refused(tmp_path, monkeypatch):
 
 
 def test_an_unknown_track_is_named():
-    with pytest.raises(ValueError, match="no track 'bonus'; tracks are \\['core', 'extension'\\]"):
+    with pytest.raises(ValueError, match="no track 'bonus'; tracks are \\['core', 'extension', 'modern'\\]"):
         manifest.steps("bonus")
 
 

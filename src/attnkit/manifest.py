@@ -25,7 +25,7 @@ class Step:
     points: int | float  # what the step is worth in its track (rubric.py checks each track totals 100)
     depends_on: tuple
     functions: tuple  # of Function, in manifest order
-    track: str  # the assignment it belongs to: "core" (steps 1–6) or "extension"
+    track: str  # the assignment it belongs to: "core" (steps 1–6), "extension" (7–9) or "modern" (10–13)
 
     @property
     def read(self):
@@ -69,7 +69,7 @@ def steps(track=None):
 
 
 def tracks():
-    """Track names in the order their first steps come: ("core", "extension")."""
+    """Track names in the order their first steps come: ("core", "extension", "modern")."""
     return tuple(dict.fromkeys(s.track for s in _all_steps()))
 
 

@@ -165,9 +165,9 @@ MESSAGES = {
     # --- the public tests under pytest (pytest_report.py) ---
     "report.not_written_short": {"en": "not written yet", "zh": "还没有写"},
     "optional.skipped": {
-        "en": "step {number} is optional (the extension) and not started, so its tests are skipped. To start it, "
+        "en": "step {number} is optional (after the core) and not started, so its tests are skipped. To start it, "
               "write your code in {label}/{file}: its tests then run.",
-        "zh": "第 {number} 步是选做的扩展部分，还没有开始，所以跳过它的测试。要开始，就在 {label}/{file} 里写你的代码，"
+        "zh": "第 {number} 步是核心部分之后的选做内容，还没有开始，所以跳过它的测试。要开始，就在 {label}/{file} 里写你的代码，"
               "它的测试随后就会运行。"},
     "depends.stopped_there": {"en": "{blame}. It stopped there: {error}", "zh": "{blame}。它停在了这里：{error}"},
     # --- the progress ladder (ladder.py) ---
@@ -184,13 +184,13 @@ MESSAGES = {
         "en": "step {number}  {module:<18} {passed:>2}/{total:<2} {mark}",
         "zh": "第 {number} 步  {module:<18} {passed:>2}/{total:<2} {mark}"},
     "ladder.extension_waits": {
-        "en": "(steps {first}–{last}, the extension, are optional: shown once the core is done)",
-        "zh": "（第 {first}–{last} 步是选做的扩展部分，在核心部分完成后才显示）"},
+        "en": "(steps {first}–{last}, after the core, are optional: shown once the core is done)",
+        "zh": "（第 {first}–{last} 步是核心部分之后的选做内容，在核心部分完成后才显示）"},
     "ladder.optional_not_started": {"en": "optional, not started (skipped)", "zh": "选做，未开始（已跳过）"},
     "ladder.optional": {
-        "en": "Steps {first}–{last} (the extension) are optional: a step you have not started is skipped, so the "
+        "en": "Steps {first}–{last} (after the core) are optional: a step you have not started is skipped, so the "
               "run is green without it. To start, write your code in {label}/{file}.",
-        "zh": "第 {first}–{last} 步（扩展部分）是选做的：还没开始的步骤会被跳过，不做也是全绿。"
+        "zh": "第 {first}–{last} 步（核心部分之后）是选做的：还没开始的步骤会被跳过，不做也是全绿。"
               "要开始，就在 {label}/{file} 里写你的代码。"},
     "ladder.first_run": {
         "en": "Every test that ran failed with NotImplementedError: no function is written yet, so these failures "
