@@ -10,6 +10,7 @@ import pytest
 from attnkit import cases, checks, mistakes
 from attnkit.catalogue_diagnosis import CATALOGUE
 from attnkit.portable_cases import case_spec
+from attnkit.show_frames import PRESETS, render, running_maximum
 from attnkit.grader import submission
 from attnkit.grader.bench import copy_solutions
 from attnkit.grader.grade import grade_submission
@@ -149,3 +150,15 @@ def test_the_sandbox_measures_the_learners_call(tmp_path):
     assert set(lost) == set(MEMORY_CASES), {n: t.output for n, t in lost.items()}
     assert {t.diagnosis for t in lost.values()} == {"tiled_holds_every_key"}
     assert "held" in lost[MEMORY_CASES[1]].output
+
+
+# --- attnkit show tiled -----------------------------------------------------------------------------------
+def test_the_show_frame_gives_each_rows_running_maximum_per_block():
+    """Rows queries, columns blocks: the maximum of every key seen so far, for the frame past = 3, new = 2."""
+    frame = PRESETS["tiled"]
+    S, m = running_maximum(frame)
+    block_max = np.stack([S[:, start:stop].max(axis=1) for start, stop in frame.blocks()], axis=1)
+    np.testing.assert_array_equal(m, np.maximum.accumulate(block_max, axis=1))
+    np.testing.assert_array_equal(m, [[1.0, 2.0, 2.0], [1.0, 1.5, 3.0]])  # as the lesson tells it
+    text = render(frame)
+    assert "keys 0–1  keys 2–3   key 4" in text and "1.0000    1.5000  3.0000" in text

@@ -302,6 +302,13 @@ MESSAGES = {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
         "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},
     "show.position": {"en": "{index} (pos {position})", "zh": "{index}（位置 {position}）"},
+    "show.tiled_scores": {"en": "S = Q Kᵀ / sqrt(D_h), -inf where hidden (causal)",
+                          "zh": "S = Q Kᵀ / sqrt(D_h)，被遮住的是 -inf（因果）"},
+    "show.tiled_maximum": {"en": "m after each block: the running maximum of each row",
+                           "zh": "每块之后的 m：每一行当前的最大值"},
+    "show.corner_query_block": {"en": "query ↓ / block →", "zh": "Query ↓ / 块 →"},
+    "show.block_keys": {"en": "keys {first}–{last}", "zh": "Key {first}–{last}"},
+    "show.block_key": {"en": "key {first}", "zh": "Key {first}"},
     "show.no_reference": {
         "en": "{folder} is not in this copy of the kit: the expected tables cannot be computed here "
               "(compare with the lesson's tables)",
