@@ -11,11 +11,11 @@ lessons/zh/step10_tiled.md#online-update。每个 Query 行保存一个运行最
 输出 acc；每一块 Key 更新它们，最大值变大时把 l 和 acc 乘以 exp(m_old - m_new)。最后 O = acc / l，和第 6 步的 O
 相同，却从不保存 [T_q, T_k] 的分数。
 """
+import math
+
 import numpy as np
 
 from shape_checks import bool_table, float_array, same_size, say, size, table_shape
-from step2_scores import raw_scores, scale_scores
-from step3_masks import additive_mask
 
 
 def online_softmax_update(m, l, acc, S_block, V_block):

@@ -11,11 +11,11 @@ lessons/zh/step10_tiled.md#online-update。每个 Query 行保存一个运行最
 输出 acc；每一块 Key 更新它们，最大值变大时把 l 和 acc 乘以 exp(m_old - m_new)。最后 O = acc / l，和第 6 步的 O
 相同，却从不保存 [T_q, T_k] 的分数。
 """
+import math
+
 import numpy as np
 
 from shape_checks import bool_table, float_array, same_size, say, size, table_shape
-from step2_scores import raw_scores, scale_scores
-from step3_masks import additive_mask
 
 
 def online_softmax_update(m, l, acc, S_block, V_block):
@@ -101,7 +101,7 @@ def attention_tiled(Q, K, V, visible=None, block=64):
     for start in range(0, T_k, block):
         keys = slice(start, min(start + block, T_k))
         seen = np.arange(keys.start, keys.stop) <= position if visible is None else visible[:, keys]  # [T_q, B]
-        S_block = scale_scores(raw_scores(Q, K[keys]), D_h) + additive_mask(seen, dtype=dtype)  # [T_q, B]
+        S_block = np.where(seen, Q @ K[keys].T / math.sqrt(D_h), -np.inf)  # [T_q, B]  hidden keys at -inf
         m, l, acc = online_softmax_update(m, l, acc, S_block, V[keys])
     O = acc / np.where(l > 0, l, 1.0)[:, None]  # [T_q, D_v]  a fully masked row stays 0
     return O
