@@ -11,11 +11,11 @@ lessons/zh/step10_tiled.md#online-update。每个 Query 行保存一个运行最
 输出 acc；每一块 Key 更新它们，最大值变大时把 l 和 acc 乘以 exp(m_old - m_new)。最后 O = acc / l，和第 6 步的 O
 相同，却从不保存 [T_q, T_k] 的分数。
 """
+import math
+
 import numpy as np
 
 from shape_checks import bool_table, float_array, same_size, say, size, table_shape
-from step2_scores import raw_scores, scale_scores
-from step3_masks import additive_mask, causal_visible
 
 
 def online_softmax_update(m, l, acc, S_block, V_block):
@@ -63,16 +63,19 @@ def attention_tiled(Q, K, V, visible=None, block=64):
     """Return O: step 6's O computed over the keys in blocks of `block`, never the [T_q, T_k] scores.
 
     Shapes: Q [T_q, D_h], K [T_k, D_h], V [T_k, D_v], visible bool [T_q, T_k] (True = may read) or None
-    (causal, aligned bottom-right), block an int >= 1 (the last block may be shorter; block > T_k is one
-    block) -> O [T_q, D_v]. Start from m = -inf, l = 0, acc = 0, apply online_softmax_update per block,
-    then O = acc / l; a fully masked row (l = 0) gives zeros. Read: lessons/en/step10_tiled.md#tiles.
+    (causal, aligned bottom-right: query i at position T_k - T_q + i), block an int >= 1 (the last block
+    may be shorter; block > T_k is one block) -> O [T_q, D_v]. Start from m = -inf, l = 0, acc = 0, apply
+    online_softmax_update per block, then O = acc / l; a fully masked row (l = 0) gives zeros. The mask of
+    a block is made for that block only: the largest array is [T_q, block].
+    Read: lessons/en/step10_tiled.md#tiles and lessons/en/step10_tiled.md#memory.
 
     返回 O：按每块 `block` 个 Key 算出的第 6 步的 O，从不保存 [T_q, T_k] 的分数。
 
-    形状：Q [T_q, D_h]，K [T_k, D_h]，V [T_k, D_v]，visible bool [T_q, T_k]（True = 可以读）或 None（因果，右下角对齐），
-    block 是 >= 1 的整数（最后一块可以更短；block > T_k 就是一块）-> O [T_q, D_v]。从 m = -inf、l = 0、acc = 0 开始，
-    每一块调用 online_softmax_update，最后 O = acc / l；整行都被屏蔽的行（l = 0）得到全 0。
-    阅读：lessons/zh/step10_tiled.md#tiles。
+    形状：Q [T_q, D_h]，K [T_k, D_h]，V [T_k, D_v]，visible bool [T_q, T_k]（True = 可以读）或 None（因果，右下角对齐：
+    第 i 个 Query 在位置 T_k - T_q + i），block 是 >= 1 的整数（最后一块可以更短；block > T_k 就是一块）-> O [T_q, D_v]。
+    从 m = -inf、l = 0、acc = 0 开始，每一块调用 online_softmax_update，最后 O = acc / l；整行都被屏蔽的行（l = 0）
+    得到全 0。一块的掩码只为这一块建：最大的数组是 [T_q, block]。
+    阅读：lessons/zh/step10_tiled.md#tiles 和 lessons/zh/step10_tiled.md#memory。
     """
     Q = float_array("Q", Q, ndim=2, shape_text="[T_q, D_h]")
     K = float_array("K", K, ndim=2, shape_text="[T_k, D_h]")
@@ -86,16 +89,19 @@ def attention_tiled(Q, K, V, visible=None, block=64):
     T_q, T_k, D_h = Q.shape[0], K.shape[0], Q.shape[1]
     if visible is None and T_q > T_k:
         raise ValueError(say("causal_keys", what=what, q_shape=Q.shape, k_shape=K.shape))
-    visible = causal_visible(T_q, T_k) if visible is None else bool_table("visible", visible, min_ndim=2)
-    table_shape("visible", visible, "the scores Q Kᵀ", (T_q, T_k))
+    if visible is not None:  # None: each block's causal columns are made in the loop, never the whole table
+        visible = bool_table("visible", visible, min_ndim=2)
+        table_shape("visible", visible, "the scores Q Kᵀ", (T_q, T_k))
     dtype = np.result_type(Q, K, V)
     ### BEGIN SOLUTION
     m = np.full(T_q, -np.inf, dtype=dtype)  # [T_q]
     l = np.zeros(T_q, dtype=dtype)  # [T_q]
     acc = np.zeros((T_q, V.shape[1]), dtype=dtype)  # [T_q, D_v]
+    position = np.arange(T_q)[:, None] + (T_k - T_q)  # [T_q, 1]  query i's absolute position
     for start in range(0, T_k, block):
-        keys = slice(start, start + block)
-        S_block = scale_scores(raw_scores(Q, K[keys]), D_h) + additive_mask(visible[:, keys], dtype=dtype)  # [T_q, B]
+        keys = slice(start, min(start + block, T_k))
+        seen = np.arange(keys.start, keys.stop) <= position if visible is None else visible[:, keys]  # [T_q, B]
+        S_block = np.where(seen, Q @ K[keys].T / math.sqrt(D_h), -np.inf)  # [T_q, B]  hidden keys at -inf
         m, l, acc = online_softmax_update(m, l, acc, S_block, V[keys])
     O = acc / np.where(l > 0, l, 1.0)[:, None]  # [T_q, D_v]  a fully masked row stays 0
     return O

@@ -84,6 +84,19 @@ CATALOGUE = {
     "kq_padding_kept": [("step9_ggml_layout", "return np.ascontiguousarray(scores[..., :n_keys])", "return scores")],
     "kq_padding_wrong_end": [("step9_ggml_layout", "return np.ascontiguousarray(scores[..., :n_keys])",
                               "return np.ascontiguousarray(scores[..., scores.shape[-1] - n_keys:])")],
+    "online_not_rescaled": [("step10_tiled", "l_new = l * rescale + E.sum(axis=-1)", "l_new = l + E.sum(axis=-1)"),
+                            ("step10_tiled", "acc_new = acc * rescale[:, None] + E @ V_block", "acc_new = acc + E @ V_block")],
+    "online_output_not_rescaled": [("step10_tiled", "acc_new = acc * rescale[:, None] + E @ V_block",
+                                    "acc_new = acc + E @ V_block")],
+    "online_rescale_inverted": [("step10_tiled", "rescale = np.exp(m - shift)", "rescale = np.exp(shift - m)")],
+    "online_unseen_row_nan": [("step10_tiled", "shift = np.where(np.isneginf(m_new), 0.0, m_new)", "shift = m_new")],
+    "tiled_division_missing": [("step10_tiled", "O = acc / np.where(l > 0, l, 1.0)[:, None]", "O = acc")],
+    "tiled_mask_top_left": [("step10_tiled", "position = np.arange(T_q)[:, None] + (T_k - T_q)",
+                             "position = np.arange(T_q)[:, None]")],
+    "tiled_last_block_dropped": [("step10_tiled", "for start in range(0, T_k, block):",
+                                  "for start in range(0, T_k - block + 1, block):")],
+    "tiled_holds_every_key": [("step10_tiled", "    for start in range(0, T_k, block):",
+                               "    block = max(T_k, 1)  # one block: every score at once\n    for start in range(0, T_k, block):")],
 }
 
 OUTSIDE = {

@@ -135,6 +135,8 @@ CASES = {
     "online_softmax_update: empty block": ("step10_tiled", "online_softmax_update", dict(m=a(3), l=a(3), acc=a(3, 2), S_block=a(3, 0), V_block=a(0, 2)), ValueError, ["S_block", "(3, 0)"]),
     "attention_tiled: block zero": ("step10_tiled", "attention_tiled", dict(**QKV, block=0), ValueError, ["block", ">= 1", "0"]),
     "attention_tiled: Q batched": ("step10_tiled", "attention_tiled", with_(QKV, Q=a(2, 3, 4)), ValueError, ["Q", "(2, 3, 4)", "[T_q, D_h]"]),
+    "attention_tiled: visible transposed": ("step10_tiled", "attention_tiled", with_(QKV, visible=a(5, 3, dtype=bool)), ValueError, ["visible", "(5, 3)", "(3, 5)"]),
+    "attention_tiled: causal with more queries than keys": ("step10_tiled", "attention_tiled", with_(QKV, Q=a(6, 4)), ValueError, ["T_q <= T_k", "(6, 4)", "(5, 4)"]),
     # step 11
     "kv_head_for: groups uneven": ("step11_gqa", "kv_head_for", dict(n_head=6, n_kv_head=4), ValueError, ["n_head = 6", "n_kv_head = 4"]),
     "kv_head_for: n_kv_head not whole": ("step11_gqa", "kv_head_for", dict(n_head=4, n_kv_head=2.0), TypeError, ["n_kv_head", "float"]),

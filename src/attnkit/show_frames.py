@@ -41,6 +41,46 @@ class Frame:
         return [f'"{t}"' for t in self.tokens] if self.tokens else None
 
 
+@dataclass(frozen=True)
+class TiledFrame:
+    """Step 10's frame: scaled scores [T_q][T_k], causal (bottom-right), walked in blocks of `block` keys."""
+
+    n_query: int
+    n_key: int
+    block: int
+    scores: tuple
+    source: str = ""
+
+    def blocks(self):
+        """(start, stop) of each block of keys."""
+        return [(start, min(start + self.block, self.n_key)) for start in range(0, self.n_key, self.block)]
+
+    def render(self):
+        """The scores, then each row's running maximum m after each block (rows queries, columns blocks)."""
+        S, m = running_maximum(self)
+        rows = [say("show.position", index=i, position=self.n_key - self.n_query + i) for i in range(self.n_query)]
+        blocks = [say("show.block_keys", first=start, last=stop - 1) if stop - start > 1 else
+                  say("show.block_key", first=start) for start, stop in self.blocks()]
+        head = (f"T_q = {self.n_query}, T_k = {self.n_key}, past = {self.n_key - self.n_query}, block = {self.block}"
+                + (f"  ({self.source})" if self.source else ""))
+        return "\n\n".join([head, grid(S, rows, None, say("show.tiled_scores")),
+                             grid(m, rows, blocks, say("show.tiled_maximum"), corner=say("show.corner_query_block"))])
+
+
+def running_maximum(frame):
+    """(S, m) of a TiledFrame: its scores with the hidden keys at -inf [T_q, T_k], and each row's running maximum
+    after each block [T_q, n_blocks], from the reference's online_softmax_update."""
+    visible = reference("step3_masks", "causal_visible")(frame.n_query, frame.n_key)
+    S = np.where(visible, np.array(frame.scores, dtype=np.float64), -np.inf)
+    update = reference("step10_tiled", "online_softmax_update")
+    m, l, acc = np.full(frame.n_query, -np.inf), np.zeros(frame.n_query), np.zeros((frame.n_query, 1))
+    after = []
+    for start, stop in frame.blocks():
+        m, l, acc = update(m, l, acc, S[:, start:stop], np.zeros((stop - start, 1)))
+        after.append(m)
+    return S, np.stack(after, axis=1)
+
+
 def _log(weights):
     return tuple(math.log(w) if w > 0 else 0.0 for w in weights)
 
@@ -54,6 +94,8 @@ PRESETS = {
     "kv-cache": Frame(2, 5, source="lessons ref_kv_cache#frame-past3-new2: past = 3, new = 2"),
     "padding": Frame(4, 4, tokens=("<pad>",) + HOW_ARE_YOU, padding=(0, 1, 1, 1),
                      source="lessons ref_padding, ref_fully_masked: a left-padded batch row"),
+    "tiled": TiledFrame(2, 5, 2, scores=((0.5, 1.0, 2.0, 0.3, 0.0), (1.0, -0.5, 0.2, 1.5, 3.0)),
+                        source="lessons step10_tiled#tiles: past = 3, new = 2, blocks of 2"),
 }
 
 
@@ -79,7 +121,10 @@ def tables(frame):
 
 
 def render(frame):
-    """The three labelled grids of `frame`, visibility and M side by side, then P."""
+    """The three labelled grids of `frame`, visibility and M side by side, then P (a frame of another kind
+    renders itself)."""
+    if not isinstance(frame, Frame):
+        return frame.render()
     visible, M, P = tables(frame)
     rows, cols = frame.row_labels(), frame.col_labels()
     head = (f"T_q = {frame.n_query}, T_k = {frame.n_key}, past = T_k - T_q = {frame.past}"

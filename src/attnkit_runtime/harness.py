@@ -6,7 +6,8 @@ so the same code gets the same status, diagnosis and words everywhere. It has tw
 - `call_case` runs where learner code may run (the learner's own process; the grader's sandbox child):
   it calls the function once per call on copies of the arguments, and records what came back, the NumPy
   warnings on the way, the arguments it changed in place, the earlier steps' functions it called
-  (`CallLog`), and the exception it raised, as an `Outcome` of plain data.
+  (`CallLog`), the peak of the memory it allocated when the case asks for it (`judge.measures_peak`),
+  and the exception it raised, as an `Outcome` of plain data.
 - `judge_outcome` runs where the verdict is decided (the same process at home; the grader's, outside the
   sandbox): it turns an Outcome into a `CaseResult` with a `Status`, the known mistake it matches
   (`diagnose`, the front end's: the mistake catalogue in the kit, stored outputs in the release and the
@@ -17,6 +18,7 @@ and that step fails its own cases (`earlier_passes`); the likely-mistake line is
 """
 import copy
 import functools
+import tracemalloc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -47,7 +49,8 @@ class Outcome:
     `warnings`: the NumPy RuntimeWarnings on the way, as text; `modified`: the arguments a call changed
     in place; `called`: the earlier steps' modules whose functions the calls used (`CallLog`);
     `error_type`, `error`: the exception (its type's name and text), `exception` the object itself where
-    the learner's process is also the judge's (None across the sandbox).
+    the learner's process is also the judge's (None across the sandbox); `peaks`: for a case that
+    measures its memory (`judge.measures_peak`), the peak bytes each call allocated (`peak_of_call`), else ().
     """
 
     ending: str
@@ -59,6 +62,7 @@ class Outcome:
     error_type: str = ""
     error: str = ""
     exception: BaseException | None = None
+    peaks: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -140,19 +144,21 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
     """
     __tracebackhide__ = True
     log = log or CallLog()
-    raw, warned, modified = [], [], []
+    raw, warned, modified, peaks = [], [], [], []
     what = f"{case.step.module}.{case.function}()"
+    measure = judge.measures_peak(case)
     with log.recording() as used:
         try:
             for k, kwargs in enumerate(calls):  # a loop: a comprehension's frame would show in tracebacks
                 passed = kwargs if copied else copy.deepcopy(kwargs)
                 watched = inputs.watch(passed, None if copied else kwargs)
                 if seconds == 0:
-                    value, emitted = judge.invoke_watched(fn, passed)
+                    (value, emitted), peak = _made(fn, passed, measure)
                 else:
                     with time_limit(what, seconds):
-                        value, emitted = judge.invoke_watched(fn, passed)
+                        (value, emitted), peak = _made(fn, passed, measure)
                 raw.append(value)
+                peaks.append(peak)
                 warned += emitted
                 modified += [_argument(name, k, len(calls)) for name in inputs.changed(watched)]
         except NotImplementedError as err:
@@ -169,7 +175,41 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
     except ValueError as err:
         return Outcome(Ending.RETURNED, unnamed=str(err), warnings=warned, modified=modified,
                        called=tuple(used))
-    return Outcome(Ending.RETURNED, results, warnings=warned, modified=modified, called=tuple(used))
+    return Outcome(Ending.RETURNED, results, warnings=warned, modified=modified, called=tuple(used),
+                   peaks=tuple(peaks) if measure else ())
+
+
+def _made(fn, passed, measure):
+    """(`judge.invoke_watched(fn, passed)`, the call's `peak_of_call` when `measure`, else None)."""
+    __tracebackhide__ = True
+    if not measure:
+        return judge.invoke_watched(fn, passed), None
+    return peak_of_call(judge.invoke_watched, fn, passed)
+
+
+def peak_of_call(call, *args):
+    """(`call(*args)`, the peak bytes it held at once beyond what was allocated before it), measured by
+    Python's tracemalloc, which sees NumPy's arrays too; the peak is None when the call stopped the tracing
+    or cleared it (its traces of what was allocated before are gone): a peak it hid is no peak.
+
+    It runs where learner code runs, as the warnings are recorded (the learner's code could silence those
+    too): the judge decides outside what the figure means.
+    """
+    __tracebackhide__ = True
+    ours = not tracemalloc.is_tracing()
+    if ours:
+        tracemalloc.start()
+    try:
+        marker = bytearray(64)  # allocated while tracing: its trace is lost if the call restarts or clears it
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        value = call(*args)
+        peak = tracemalloc.get_traced_memory()[1]
+        kept = tracemalloc.is_tracing() and tracemalloc.get_object_traceback(marker) is not None
+        return value, peak - before if kept else None
+    finally:
+        if ours:
+            tracemalloc.stop()
 
 
 def _argument(name, k, count):
@@ -188,7 +228,8 @@ def of_calls(outcomes):
     return Outcome(Ending.RETURNED, None if unnamed else [o.results[0] for o in outcomes], unnamed,
                    [text for o in outcomes for text in o.warnings],
                    [_argument(name, k, len(outcomes)) for k, o in enumerate(outcomes) for name in o.modified],
-                   tuple(sorted({module for o in outcomes for module in o.called})))
+                   tuple(sorted({module for o in outcomes for module in o.called})),
+                   peaks=tuple(peak for o in outcomes for peak in o.peaks))
 
 
 class Diagnosis:
@@ -240,7 +281,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         return found(Status.FAILED, f"{case.step.module}.{case.function} — {outcome.unnamed}", "result")
     expected, forms = (given() if callable(given) else given for given in (expected, forms))
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = judge.evaluate_safely(case, calls, outcome.results, expected, forms)
+        verdict = judge.evaluate_safely(case, calls, outcome.results, expected, forms, outcome.peaks)
     if verdict.passed and outcome.modified:
         verdict = judge.Verdict(False, "modified", say("verdict.modified", function=case.function,
                                                        argument=say("list.separator").join(outcome.modified)))

@@ -332,12 +332,46 @@ def _label(part, k, calls):
     return part if len(calls) == 1 else say("part.of_call", part=part, call=k + 1)
 
 
-def check_property(case, results, forms):
+LARGEST_INTERMEDIATE = "largest_intermediate"  # the property judged on the calls' memory peaks, not their results
+
+
+def measures_peak(case):
+    """Whether the calls of `case` must have their memory peak measured (`harness.peak_of_call`): a
+    `largest_intermediate` property case. A case-like without `expect` (the grader's sandbox child, which
+    never sees one) says so by its `measure_peak` attribute."""
+    expect = getattr(case, "expect", None)
+    if expect is None:
+        return bool(getattr(case, "measure_peak", False))
+    return expect.get("property") == LARGEST_INTERMEDIATE
+
+
+def _largest_intermediate(case, results, peaks):
+    """The Verdict of the calls' memory peaks (bytes, one per call of `results`; None where it was hidden)
+    against the case's budget: `arrays` float64 arrays of `shape` held at once."""
+    shape = tuple(case.expect["shape"])
+    budget = int(case.expect["arrays"]) * int(np.prod(shape)) * 8
+    for k in range(1, len(results) + 1):
+        peak = peaks[k - 1] if k <= len(peaks) else None
+        if peak is None:
+            return Verdict(False, "property", say("property.peak_hidden", call=k, function=case.function))
+        if peak > budget:
+            return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n" + say(
+                "property.peak", call=k, function=case.function, peak=_kib(peak), budget=_kib(budget),
+                arrays=case.expect["arrays"], shape=list(shape)))
+    return PASSED
+
+
+def _kib(n_bytes):
+    return f"{n_bytes / 1024:.1f} KiB"
+
+
+def check_property(case, results, forms, peaks=()):
     """The Verdict of a property case on `results` (one {part: value} per call).
 
     Each result must first have the form of the reference's (`forms`: one {part: (shape, dtype)}
     per call, computed by the kit or stored), so a constant earns nothing; then hold no NaN or +inf;
-    then have the property.
+    then have the property. `peaks`: the calls' memory peaks (`harness.Outcome.peaks`), which a
+    `largest_intermediate` case judges.
     """
     if forms is None or len(forms) != len(results):
         raise ValueError(f"case {case.name}: a property case is judged with its results' forms, one per call")
@@ -379,6 +413,8 @@ def check_property(case, results, forms):
         return PASSED
     if prop == "same_dot_products_across_calls":
         return _same_dot_products(case, results)
+    if prop == LARGEST_INTERMEDIATE:
+        return _largest_intermediate(case, results, peaks)
     raise ValueError(f"case {case.name}: unknown property {prop!r}")
 
 
@@ -402,15 +438,15 @@ def _same_dot_products(case, results):
     return PASSED
 
 
-def evaluate(case, calls, results, expected, forms):
+def evaluate(case, calls, results, expected, forms, peaks=()):
     """Return the Verdict for `results` (one {part name: value} dict per call) on `case`.
 
     `calls` are the arguments that were passed; `expected` what each call must give (one
     {part: array} per call, the reference's or stored), or None for a property case, which is
-    judged by `check_property` with `forms` (None for the other cases).
+    judged by `check_property` with `forms` (None for the other cases) and `peaks`.
     """
     if expected is None:
-        return check_property(case, results, forms)
+        return check_property(case, results, forms, peaks)
     for k, (result, reference) in enumerate(zip(results, expected)):
         for part, want in reference.items():
             got, bad = picked(result, part)
@@ -493,10 +529,10 @@ def exception_note(case, calls, diagnosis_text=""):
     return "\n".join(lines)
 
 
-def evaluate_safely(case, calls, results, expected, forms):
+def evaluate_safely(case, calls, results, expected, forms, peaks=()):
     """evaluate(), with anything it cannot judge in a learner's result reported as a failure, not a crash."""
     try:
-        return evaluate(case, calls, results, expected, forms)
+        return evaluate(case, calls, results, expected, forms, peaks)
     except (IndexError, TypeError, ValueError) as err:
         shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
         return Verdict(False, "shape", say("verdict.not_compared", error=f"{type(err).__name__}: {err}", shapes=shapes))

@@ -91,6 +91,16 @@ MESSAGES = {
               "weight; row {row} sums to {total}: {values}",
         "zh": "第 {call} 次调用：P 的每一行加起来必须等于 1（没有可见的 Key 时全为 0），且不能有负权重；"
               "第 {row} 行加起来是 {total}：{values}"},
+    "property.peak": {
+        "en": "call {call}: {function}() held {peak} of arrays at once; {arrays} float64 arrays of {shape} "
+              "({budget}) are all it needs",
+        "zh": "第 {call} 次调用：{function}() 同时占用了 {peak} 的数组；它只需要 {arrays} 个 {shape} 的 float64 "
+              "数组（{budget}）"},
+    "property.peak_hidden": {
+        "en": "call {call}: the memory {function}() used could not be measured, because the call stopped or "
+              "cleared Python's tracemalloc: leave tracemalloc alone",
+        "zh": "第 {call} 次调用：量不出 {function}() 用了多少内存，因为这次调用停止或清空了 Python 的 tracemalloc："
+              "不要去动 tracemalloc"},
     "verdict.warning": {
         "en": "{function}() gave the right values but emitted a warning on the way: {warning}{more}\n"
               "  NaN or inf was computed and then hidden; a right answer keeps every intermediate value finite "
@@ -295,6 +305,13 @@ MESSAGES = {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
         "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},
     "show.position": {"en": "{index} (pos {position})", "zh": "{index}（位置 {position}）"},
+    "show.tiled_scores": {"en": "S = Q Kᵀ / sqrt(D_h), -inf where hidden (causal)",
+                          "zh": "S = Q Kᵀ / sqrt(D_h)，被遮住的是 -inf（因果）"},
+    "show.tiled_maximum": {"en": "m after each block: the running maximum of each row",
+                           "zh": "每块之后的 m：每一行当前的最大值"},
+    "show.corner_query_block": {"en": "query ↓ / block →", "zh": "Query ↓ / 块 →"},
+    "show.block_keys": {"en": "keys {first}–{last}", "zh": "Key {first}–{last}"},
+    "show.block_key": {"en": "key {first}", "zh": "Key {first}"},
     "show.no_reference": {
         "en": "{folder} is not in this copy of the kit: the expected tables cannot be computed here "
               "(compare with the lesson's tables)",

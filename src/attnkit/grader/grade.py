@@ -152,11 +152,12 @@ def _judge(plan, planned, results, problem, missing):
         return _result(planned, status, f"{judge.title(case)}\n  "
                                         f"{say(words, error=stopped.error) if words else stopped.error}", None)
     outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
-                                                list(r.warnings), list(r.modified), (), r.exc_type, r.error)
-                                for r in calls])
+                                                list(r.warnings), list(r.modified), (), r.exc_type, r.error,
+                                                peaks=r.peaks) for r in calls])
     judged = functools.partial(_verdict_and_grid, planned, outcome)
+    unusual = outcome.warnings or outcome.modified or outcome.peaks  # judged beside the results: not memoised by them
     verdict, grid = (plan.remembered(planned, outcome.results, judged)
-                     if outcome.results is not None and not (outcome.warnings or outcome.modified) else judged())
+                     if outcome.results is not None and not unusual else judged())
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
     return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
 

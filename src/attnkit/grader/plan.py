@@ -18,7 +18,7 @@ from .. import cases as catalogue
 from .. import checks, manifest, reference, rubric
 from ..fingerprint import kit_fingerprint
 from .sandbox import Job
-from attnkit_runtime.judge import invoke
+from attnkit_runtime.judge import invoke, measures_peak
 
 _MEMO_LIMIT = 10_000  # results remembered per run (a few kB each); past that the memo starts again
 
@@ -49,7 +49,7 @@ class Plan:
         for case in (c for c in catalogue.all_cases() if c.step.module in self.steps):
             calls = case.build_calls()
             keys = tuple(f"{case.name}#{k}" for k in range(len(calls)))
-            jobs += [Job(key, case.step.module, case.function, case.returns, kwargs, seconds)
+            jobs += [Job(key, case.step.module, case.function, case.returns, kwargs, seconds, measures_peak(case))
                      for key, kwargs, seconds in zip(keys, calls, _reference_seconds(case, calls))]
             self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls),
                                           checks.expected_forms(case, calls), keys, points[case.name]))

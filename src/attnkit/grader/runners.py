@@ -51,9 +51,10 @@ class InProcessRunner:
 
     def _call(self, job):
         fn = self.overrides.get((job.step, job.function)) or reference_function(job.step, job.function)
-        case = SimpleNamespace(step=SimpleNamespace(module=job.step), function=job.function, returns=job.returns)
+        case = SimpleNamespace(step=SimpleNamespace(module=job.step), function=job.function, returns=job.returns,
+                               measure_peak=job.measure_peak)
         start = time.perf_counter()
         outcome = call_case(fn, case, [job.kwargs], seconds=0)
         parts = None if outcome.results is None else {name: np.asarray(v) for name, v in outcome.results[0].items()}
         return result(outcome.ending, outcome.error, outcome.error_type, time.perf_counter() - start, parts,
-                      modified=outcome.modified, unnamed=outcome.unnamed)
+                      modified=outcome.modified, unnamed=outcome.unnamed, peaks=outcome.peaks)

@@ -491,7 +491,7 @@ class Submission:
         if not callable(fn):
             return _reply(header, Ending.RAISED, f"{module}.py has no function {function}()", "AttributeError")
         case = types.SimpleNamespace(step=types.SimpleNamespace(module=module), function=function,
-                                     returns=tuple(job["returns"]))
+                                     returns=tuple(job["returns"]), measure_peak=job.get("measure_peak", False))
         returned = []  # once the function has returned, what is raised comes from its result, being named
 
         def made(*args, **kwargs):
@@ -524,7 +524,8 @@ class Submission:
         if size > header["max_bytes"]:
             return _reply(header, Ending.RETURNED, unnamed=f"{function}() returned {size} bytes of arrays "
                                                            f"(at most {header['max_bytes']})", **watched)
-        return encode({"nonce": header["nonce"], "ending": Ending.RETURNED, **watched}, payload)
+        return encode({"nonce": header["nonce"], "ending": Ending.RETURNED, **watched, "peaks": list(outcome.peaks)},
+                      payload)
 
     def tidy(self):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,

@@ -374,9 +374,13 @@ class SubmissionRunner:
             return _garbled(f"{job.function}(): fields of the wrong type", seconds)
         warned, modified = ([text[:300] for text in texts[:_MAX_WARNINGS]] for texts in watched)
         error, exc_type, unnamed = error[:_MAX_TEXT], exc_type[:200], unnamed[:_MAX_TEXT]
+        peaks = reply.get("peaks", [])
+        if not (isinstance(peaks, list) and len(peaks) <= 1
+                and all(peak is None or type(peak) is int and peak >= 0 for peak in peaks)):
+            return _garbled(f"{job.function}(): a memory peak of the wrong type", seconds)
         if ending == Ending.RETURNED and (set(parts) == set(job.returns) and not unnamed or unnamed and not parts):
             return result(Ending.RETURNED, seconds=seconds, warnings=warned, modified=modified, unnamed=unnamed,
-                          parts={name: parts[name][0] for name in job.returns} if not unnamed else None)
+                          parts={name: parts[name][0] for name in job.returns} if not unnamed else None, peaks=peaks)
         if ending in (Ending.NOT_WRITTEN, Ending.RAISED, Stopped.CRASHED) and not parts:
             return result(ending, error, exc_type, seconds)
         return _garbled(f"{job.function}(): ending {ending!r}, parts {sorted(parts)}", seconds)

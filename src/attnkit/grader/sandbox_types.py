@@ -57,6 +57,7 @@ class Job:
     returns: tuple  # part names from the manifest, e.g. ("O", "P")
     kwargs: dict  # argument name -> array, numpy scalar, JSON-able value; "*name" -> list spread positionally
     reference_seconds: float | None = None  # the reference's CPU time on this call here (Plan measures it), if known
+    measure_peak: bool = False  # measure the call's memory peak (a largest_intermediate case: judge.measures_peak)
 
 
 class Source(str):
@@ -112,6 +113,7 @@ class CallResult:
     warnings: tuple = ()  # texts of the RuntimeWarnings (NumPy's NaN/inf) a call that returned emitted
     modified: tuple = ()  # the arguments the call changed in place (harness.Outcome.modified)
     unnamed: str = ""  # why the result that came back could not be taken (harness.Outcome.unnamed)
+    peaks: tuple = ()  # (its memory peak in bytes, or None where the call hid it) when measured (harness.Outcome.peaks)
 
 
 @dataclass(frozen=True)
@@ -135,5 +137,5 @@ class Isolation(str, Enum):
         return self.value
 
 
-def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed=""):
-    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed)
+def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed="", peaks=()):
+    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed, tuple(peaks))

@@ -101,7 +101,7 @@ def stock_message(job, index):
     sandbox_child.Zygote.take_stock): its function, its arguments and the fingerprints of the large ones."""
     kwargs, arrays = packed_call(job)
     return encode({"op": "stock", "index": index, "module": job.step, "function": job.function,
-                   "returns": list(job.returns), "kwargs": kwargs,
+                   "returns": list(job.returns), "kwargs": kwargs, "measure_peak": job.measure_peak,
                    "inputs": {name: fingerprint(value) for name, value in large_inputs(arrays).items()}}, arrays)
 
 

@@ -5,14 +5,18 @@ case's calls (in the judging process: it is our code, not the learner's). A mist
 equal the reference's cannot be told apart on this case and is dropped; one that raises is kept
 for `diagnose_exception`. After that, a diagnosis is a few array comparisons, most of them stopped
 by one number: the learner's value at the first cell where the mistake departs from the reference.
+On a case that measures the calls' memory (`judge.measures_peak`) a mistake is also kept when only its
+memory peak fails the case (the reference's values, computed holding too much at once).
 """
+import copy
 import math
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from attnkit_runtime.judge import call_named, compare, departure, evaluate, nearest
+from attnkit_runtime.harness import peak_of_call
+from attnkit_runtime.judge import compare, departure, evaluate, invoke, measures_peak, named_outputs, nearest
 
 from ..reference import reference_function
 from .catalogue import catalogue
@@ -23,13 +27,15 @@ from .worlds import variants
 class Outcome:
     outputs: tuple  # one {part: value} per call; () when a call raised
     error: tuple  # (exception type name, message) of the first call that raised, or ()
+    peaks: tuple = ()  # the memory peak of each call, on a case that measures it (judge.measures_peak)
 
 
 @dataclass(frozen=True)
 class _Explanation:
     code: str
     outputs: tuple  # the mistake's {part: value} per call
-    probe: tuple  # (call, part, flat index) of the first cell where it departs from the reference
+    probe: tuple | None  # (call, part, flat index) of the first cell where it departs from the reference;
+    # None for a mistake whose outputs are the reference's, kept for its memory peak
 
 
 @dataclass(frozen=True)
@@ -42,15 +48,20 @@ _TABLES = {}
 
 
 def _run(function, case, calls):
-    outputs = []
+    outputs, peaks, measure = [], [], measures_peak(case)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kwargs in calls:
+            passed = copy.deepcopy(kwargs)  # before the peak is measured: the copies are not the call's
             try:
-                outputs.append(call_named(function, case.returns, kwargs))
+                if measure:  # once unmeasured first: what the kit loads on a first call is no part of the peak
+                    invoke(function, copy.deepcopy(kwargs))
+                value, peak = peak_of_call(invoke, function, passed) if measure else (invoke(function, passed), None)
+                outputs.append(named_outputs(case.returns, value))
             except Exception as err:  # noqa: BLE001 — any error a mistake makes is a fact to match
                 return Outcome((), (type(err).__name__, str(err)))
-    return Outcome(tuple(outputs), ())
+            peaks.append(peak)
+    return Outcome(tuple(outputs), (), tuple(peaks) if measure else ())
 
 
 def _first_departure(case, outputs, reference):
@@ -83,13 +94,15 @@ def failing(case, calls, expected, forms):
         for code, outcome in outcomes(case, calls):
             if outcome.error:
                 found.append((code, outcome))
-            elif not evaluate(case, calls, list(outcome.outputs), expected, forms).passed:
+            elif not evaluate(case, calls, list(outcome.outputs), expected, forms, outcome.peaks).passed:
                 found.append((code, outcome))
     return found
 
 
 def _build(case, calls):
     reference = _run(reference_function(case.step.module, case.function), case, calls)
+    forms = [{part: (np.shape(value), np.asarray(value).dtype) for part, value in out.items()}
+             for out in reference.outputs]
     explains, raises = [], []
     for code, outcome in outcomes(case, calls):
         if outcome.error:
@@ -97,6 +110,8 @@ def _build(case, calls):
                 raises.append((code, outcome.error))
         elif reference.outputs and (probe := _first_departure(case, outcome.outputs, reference.outputs)):
             explains.append(_Explanation(code, outcome.outputs, probe))
+        elif outcome.peaks and not evaluate(case, calls, list(outcome.outputs), None, forms, outcome.peaks).passed:
+            explains.append(_Explanation(code, outcome.outputs, None))
     return _Table(tuple(explains), tuple(raises))
 
 
@@ -132,13 +147,14 @@ def _roughly_equal(want, got, tolerance):
 
 def _matches(case, explanation, results):
     """Whether the learner's results are the mistake's: one cell first, then everything."""
-    call, part, index = explanation.probe
-    want = np.asarray(explanation.outputs[call][part])
-    got = results[call].get(part)
-    if not isinstance(got, (np.ndarray, np.generic, bool, int, float)) or np.shape(got) != want.shape:
-        return False
-    if want.size and not _close(want.flat[index], np.asarray(got).flat[index], case.tolerance):
-        return False
+    if explanation.probe is not None:
+        call, part, index = explanation.probe
+        want = np.asarray(explanation.outputs[call][part])
+        got = results[call].get(part)
+        if not isinstance(got, (np.ndarray, np.generic, bool, int, float)) or np.shape(got) != want.shape:
+            return False
+        if want.size and not _close(want.flat[index], np.asarray(got).flat[index], case.tolerance):
+            return False
     pairs = [(out[part], got.get(part)) for out, got in zip(explanation.outputs, results) for part in out]
     return (all(isinstance(g, (np.ndarray, np.generic, bool, int, float)) and _roughly_equal(w, g, case.tolerance)
                 for w, g in pairs)

@@ -484,6 +484,59 @@ def _rope_attention(q_positions=lambda past, T_q: past + np.arange(T_q), turn_ke
         V = rope(V, keys, base, pairing) if turn_values else V
         return ref("step6_head", "attention")(Q, K, V)
     return rope_attention
+# step 10 — tiled attention with an online softmax -----------------------------------------------
+
+def _online(rescale_l, rescale_acc, guarded=True):
+    @slip("step10_tiled", "online_softmax_update")
+    def online_softmax_update(m, l, acc, S_block, V_block):
+        """l and acc multiplied by `rescale_l(m, shift)` and `rescale_acc(m, shift)` (1 where not rescaled),
+        shift = m_new, or 0 for a row still at -inf when `guarded`."""
+        m, l, acc, S, V = (_floats(x) for x in (m, l, acc, S_block, V_block))
+        m_new = np.maximum(m, S.max(axis=-1, initial=-np.inf))
+        shift = np.where(np.isneginf(m_new), 0.0, m_new) if guarded else m_new
+        E = np.exp(S - shift[:, None])
+        return m_new, rescale_l(m, shift) * l + E.sum(axis=-1), rescale_acc(m, shift)[:, None] * acc + E @ V
+    return online_softmax_update
+
+
+def _not_rescaled(m, shift):
+    return np.ones_like(m)
+
+
+def _rescaled(m, shift):
+    return np.exp(m - shift)
+
+
+def _tiled(causal_offset=lambda T_q, T_k, start: T_k - T_q, end=lambda T_k, block: T_k, divided=True):
+    @slip("step10_tiled", "attention_tiled")
+    def attention_tiled(Q, K, V, visible=None, block=64):
+        """the reference's walk with query i at `causal_offset` + i, blocks started below `end`, O = acc / l
+        only when `divided`."""
+        Q, K, V = _floats(Q), _floats(K), _floats(V)
+        T_q, T_k = Q.shape[0], K.shape[0]
+        update = ref("step10_tiled", "online_softmax_update")
+        m, l, acc = np.full(T_q, -np.inf), np.zeros(T_q), np.zeros((T_q, V.shape[1]))
+        for start in range(0, end(T_k, block), block):
+            keys = slice(start, min(start + block, T_k))
+            S = Q @ K[keys].T / math.sqrt(Q.shape[1])
+            position = np.arange(T_q)[:, None] + causal_offset(T_q, T_k, start)
+            seen = np.arange(start, keys.stop)[None, :] <= position if visible is None else np.asarray(visible)[:, keys]
+            m, l, acc = update(m, l, acc, np.where(seen, S, -np.inf), V[keys])
+        return np.divide(acc, l[:, None], out=np.zeros_like(acc), where=l[:, None] > 0) if divided else acc
+    return attention_tiled
+
+
+@slip("step10_tiled", "attention_tiled")
+def _tiled_all_scores(Q, K, V, visible=None, block=64):
+    """step 6's attention: every score [T_q, T_k] at once."""
+    return ref("step6_head", "attention")(Q, K, V, visible)[0]
+
+
+@slip("step10_tiled", "attention_tiled")
+def _tiled_whole_causal_table(Q, K, V, visible=None, block=64):
+    """the reference's walk over the columns of causal_visible(T_q, T_k), built whole for visible=None."""
+    table = ref("step3_masks", "causal_visible")(np.shape(Q)[0], np.shape(K)[0]) if visible is None else visible
+    return ref("step10_tiled", "attention_tiled")(Q, K, V, table, block)
 
 
 SLIPS = {
@@ -554,4 +607,13 @@ SLIPS = {
     "rope_added_not_rotated": (_position_added,),
     "rope_on_values": (_rope_attention(turn_values=True),),
     "rope_keys_not_rotated": (_rope_attention(turn_keys=False),),
+    "online_not_rescaled": (_online(_not_rescaled, _not_rescaled),),
+    "online_output_not_rescaled": (_online(_rescaled, _not_rescaled),),
+    "online_rescale_inverted": (_online(lambda m, shift: np.exp(shift - m), lambda m, shift: np.exp(shift - m)),),
+    "online_unseen_row_nan": (_online(_rescaled, _rescaled, guarded=False),),
+    "tiled_division_missing": (_tiled(divided=False),),
+    "tiled_mask_top_left": (_tiled(causal_offset=lambda T_q, T_k, start: 0),
+                            _tiled(causal_offset=lambda T_q, T_k, start: start)),
+    "tiled_last_block_dropped": (_tiled(end=lambda T_k, block: T_k - block + 1),),
+    "tiled_holds_every_key": (_tiled_all_scores, _tiled_whole_causal_table),
 }

@@ -1,0 +1,164 @@
+"""Step 10, tiled attention with an online softmax, on the reference solutions: it is step 6's O to 1e-12 in
+float64 for every block size and mask (hypothesis), a row that sees nothing gives zeros without a warning, the
+lesson's worked example holds as printed (the known mistakes' rows too), and the largest array it holds is a few
+blocks [T_q, block], where step 6's plain attention holds [T_q, T_k]: measured by the learner harness on the
+public and the hidden case, in the checkout's harness, in the stored form the release and the notebook judge, and
+through the grader's sandbox on a submission that walks all the keys as one block."""
+import numpy as np
+import pytest
+
+from attnkit import cases, checks, mistakes
+from attnkit.catalogue_diagnosis import CATALOGUE
+from attnkit.portable_cases import case_spec
+from attnkit.show_frames import PRESETS, render, running_maximum
+from attnkit.grader import submission
+from attnkit.grader.bench import copy_solutions
+from attnkit.grader.grade import grade_submission
+from attnkit.grader.plan import Plan
+from attnkit.grader.runners import SandboxRunner
+from attnkit_runtime import harness, stored
+from attnkit_runtime.judge import portable_case
+from attnkit_runtime.status import Status
+from test_properties import SETTINGS, TOL, frames, no_warnings
+
+pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -e '.[dev]')")
+from hypothesis import given, strategies as st  # noqa: E402
+
+BLOCKS = ("one", "two", "uneven", "all", "more")  # block sizes as a share of T_k: 1, 2, T_k - 1, T_k, T_k + 3
+
+
+def _block(kind, T_k):
+    return {"one": 1, "two": 2, "uneven": max(T_k - 1, 1), "all": T_k, "more": T_k + 3}[kind]
+
+
+def _mask(kind, rng, T_q, T_k):
+    """None (causal, bottom-right), a random table, or a random table with its first row hidden and the last
+    row's first key hidden (a row that sees nothing; a row whose first block may be all hidden)."""
+    if kind == "causal":
+        return None
+    visible = rng.random((T_q, T_k)) < 0.6
+    if kind == "empty_rows":
+        visible[0] = False
+        visible[-1, 0] = False
+    return visible
+
+
+@SETTINGS
+@given(frames(), st.sampled_from(BLOCKS), st.sampled_from(["causal", "random", "empty_rows"]))
+def test_tiled_is_step6_for_every_block_size_and_mask(ref, frame, block, mask):
+    Q, K, V, rng = frame
+    visible = _mask(mask, rng, Q.shape[0], K.shape[0])
+    with no_warnings():
+        O = ref.step10_tiled.attention_tiled(Q, K, V, visible, _block(block, K.shape[0]))
+    with np.errstate(all="ignore"):
+        plain = ref.step6_head.attention(Q, K, V, visible)[0]
+    np.testing.assert_allclose(O, plain, **TOL)
+
+
+def test_the_kv_cache_frame_reads_bottom_right_in_blocks(ref):
+    """past = 3, new = 2, blocks of 2: equal scores average keys 0-3 for the first new token, 0-4 for the second."""
+    V = np.arange(5.0)[:, None]
+    O = ref.step10_tiled.attention_tiled(np.zeros((2, 2)), np.ones((5, 2)), V, block=2)
+    np.testing.assert_allclose(O, [[1.5], [2.0]], **TOL)
+
+
+def test_a_row_that_sees_nothing_gives_zeros_without_a_warning(ref):
+    visible = np.array([[False] * 4, [False, False, True, True]])
+    with no_warnings():
+        O = ref.step10_tiled.attention_tiled(np.zeros((2, 3)), np.ones((4, 3)), np.arange(4.0)[:, None] + 1, visible, 2)
+    np.testing.assert_array_equal(O, [[0.0], [3.5]])
+
+
+# --- the lesson's worked example (lessons/en/step10_tiled.md#worked-example) ----------------------------
+Q_EX, K_EX, V_EX = np.array([[2.0, 0, 0, 0]]), np.array([[1.0, 0, 0, 0], [3.0, 0, 0, 0]]), np.array([[1.0, 0], [0, 2]])
+C = np.exp(-2.0)  # exp(1 - 3): the second block raises the maximum from 1 to 3
+
+
+def _printed(got, want):
+    np.testing.assert_allclose(got, want, rtol=0, atol=0.5e-4 + 1e-9)  # the lesson prints 4 decimals
+
+
+def test_the_worked_example_step_by_step(ref):
+    update = ref.step10_tiled.online_softmax_update
+    m, l, acc = update(np.array([-np.inf]), np.zeros(1), np.zeros((1, 2)), np.array([[1.0]]), V_EX[:1])
+    assert (m, l) == (1.0, 1.0) and acc.tolist() == [[1.0, 0.0]]
+    m, l, acc = update(m, l, acc, np.array([[3.0]]), V_EX[1:])
+    assert m == 3.0
+    _printed(C, 0.1353)
+    _printed(l, [1.1353])
+    _printed(acc, [[0.1353, 2.0]])
+    _printed(acc / l[:, None], [[0.1192, 1.7616]])
+    O = ref.step10_tiled.attention_tiled(Q_EX, K_EX, V_EX, block=1)
+    np.testing.assert_allclose(O, ref.step6_head.attention(Q_EX, K_EX, V_EX)[0], **TOL)
+    _printed(O, [[0.1192, 1.7616]])
+
+
+@pytest.mark.parametrize("code, printed", [("online_not_rescaled", [[0.5, 1.0]]),
+                                           ("online_output_not_rescaled", [[0.8808, 1.7616]]),
+                                           ("tiled_division_missing", [[0.1353, 2.0]])])
+def test_the_lessons_table_of_mistakes_is_what_each_mistake_gives(code, printed):
+    (overrides,) = mistakes.slip_overrides(code)
+    _printed(overrides[("step10_tiled", "attention_tiled")](Q_EX, K_EX, V_EX, block=1), printed)
+
+
+# --- the largest array it holds ---------------------------------------------------------------------------
+MEMORY_CASES = ("attention_tiled_holds_one_block", "attention_tiled_holds_one_block_causal")
+
+
+def _judged(fn, case):
+    """The CaseResult of `fn` on `case`, called and judged by the learner harness as the public tests do."""
+    calls = case.build_calls()
+    outcome = harness.call_case(fn, case, calls)
+    return harness.judge_outcome(case, calls, outcome, None, checks.expected_forms(case, calls), CATALOGUE)
+
+
+@pytest.mark.parametrize("name", MEMORY_CASES)
+def test_the_reference_holds_a_few_blocks_and_step6_holds_every_score(ref, name):
+    case = cases.case(name)
+    tiled = _judged(ref.step10_tiled.attention_tiled, case)
+    assert tiled.status is Status.PASSED, tiled.message
+    plain = _judged(_plain, case)
+    assert plain.status is Status.FAILED and plain.problem == "property", plain.message
+    assert plain.diagnosis == "tiled_holds_every_key"
+
+
+def _plain(Q, K, V, visible=None, block=64):
+    """Step 6's attention in place of the walk: every score [T_q, T_k] at once."""
+    from attnkit.reference import reference_function
+    return reference_function("step6_head", "attention")(Q, K, V, visible)[0]
+
+
+@pytest.mark.parametrize("name", MEMORY_CASES)
+def test_the_stored_case_of_the_release_and_the_notebook_measures_too(ref, name):
+    spec = case_spec(cases.case(name))
+    case = portable_case("step10_tiled", spec)
+    calls = [stored.call(call) for call in spec["calls"]]
+    found = stored.StoredMistakes({name: spec["mistakes"]})
+    results = {fn: harness.judge_outcome(case, calls, harness.call_case(fn, case, calls), None, case.forms, found)
+               for fn in (ref.step10_tiled.attention_tiled, _plain)}
+    assert results[ref.step10_tiled.attention_tiled].status is Status.PASSED
+    assert results[_plain].status is Status.FAILED and results[_plain].diagnosis == "tiled_holds_every_key"
+
+
+def test_the_sandbox_measures_the_learners_call(tmp_path):
+    """A submission that walks every key as one block gets every value right and loses the memory cases only,
+    named: the peak is measured in the sandboxed child and judged by the grader."""
+    sub = copy_solutions(tmp_path / "one_block", ("step10_tiled.py", "    for start in range(0, T_k, block):",
+                                                  "    block = max(T_k, 1)\n    for start in range(0, T_k, block):"))
+    graded = grade_submission(Plan("modern"), SandboxRunner(), submission.read(sub))
+    lost = {t.name: t for t in graded.tests if t.status is not Status.PASSED}
+    assert set(lost) == set(MEMORY_CASES), {n: t.output for n, t in lost.items()}
+    assert {t.diagnosis for t in lost.values()} == {"tiled_holds_every_key"}
+    assert "held" in lost[MEMORY_CASES[1]].output
+
+
+# --- attnkit show tiled -----------------------------------------------------------------------------------
+def test_the_show_frame_gives_each_rows_running_maximum_per_block():
+    """Rows queries, columns blocks: the maximum of every key seen so far, for the frame past = 3, new = 2."""
+    frame = PRESETS["tiled"]
+    S, m = running_maximum(frame)
+    block_max = np.stack([S[:, start:stop].max(axis=1) for start, stop in frame.blocks()], axis=1)
+    np.testing.assert_array_equal(m, np.maximum.accumulate(block_max, axis=1))
+    np.testing.assert_array_equal(m, [[1.0, 2.0, 2.0], [1.0, 1.5, 3.0]])  # as the lesson tells it
+    text = render(frame)
+    assert "keys 0–1  keys 2–3   key 4" in text and "1.0000    1.5000  3.0000" in text
