@@ -20,7 +20,7 @@ nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pi
 
 from attnkit import manifest  # noqa: E402
 from agreement_submissions import CATALOGUE  # noqa: E402
-from test_nbgrader_roundtrip import cell, filled_notebook, nbgrader, released_course, run  # noqa: E402
+from test_nbgrader_roundtrip import filled_notebook, nbgrader, released_course, run  # noqa: E402
 
 
 def edited(name):

@@ -24,8 +24,6 @@ from ..kit_imports import without_kit_imports
 from ..paths import SOLUTIONS_DIR
 from . import texts
 from .runtime_folder import FOLDER
-from attnkit_runtime.i18n import LANGUAGES, pick
-from attnkit_runtime.messages import MESSAGES
 
 ASSIGNMENT = "attention"
 EXTENSION = "attention_extension"
