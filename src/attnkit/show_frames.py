@@ -41,6 +41,24 @@ class Frame:
         return [f'"{t}"' for t in self.tokens] if self.tokens else None
 
 
+@dataclass(frozen=True)
+class HeadGroups:
+    """Grouped-query attention's frame: which KV head each of n_head query heads reads (step 11)."""
+    n_head: int
+    n_kv_head: int
+    source: str = ""
+
+    def text(self):
+        """The grid query head × KV head, True where the query head reads that KV head."""
+        kv_of = reference("step11_gqa", "kv_head_for")(self.n_head, self.n_kv_head)  # [n_head]
+        reads = kv_of[:, None] == np.arange(self.n_kv_head)[None, :]  # [n_head, n_kv_head]
+        head = (say("show.groups_head", n_head=self.n_head, n_kv_head=self.n_kv_head,
+                    group=self.n_head // self.n_kv_head) + (f"  ({self.source})" if self.source else ""))
+        return "\n\n".join([head, grid(reads, [f"q{h}" for h in range(self.n_head)],
+                                       [f"kv{g}" for g in range(self.n_kv_head)], say("show.reads_title"),
+                                       corner=say("show.corner_query_kv_head"))])
+
+
 def _log(weights):
     return tuple(math.log(w) if w > 0 else 0.0 for w in weights)
 
@@ -54,6 +72,8 @@ PRESETS = {
     "kv-cache": Frame(2, 5, source="lessons ref_kv_cache#frame-past3-new2: past = 3, new = 2"),
     "padding": Frame(4, 4, tokens=("<pad>",) + HOW_ARE_YOU, padding=(0, 1, 1, 1),
                      source="lessons ref_padding, ref_fully_masked: a left-padded batch row"),
+    "gqa": HeadGroups(4, 2, source="lessons step11_gqa#groups"),
+    "gqa-llama": HeadGroups(32, 8, source="lessons step11_gqa#groups: Llama 3 8B"),
 }
 
 
@@ -80,6 +100,8 @@ def tables(frame):
 
 def render(frame):
     """The three labelled grids of `frame`, visibility and M side by side, then P."""
+    if isinstance(frame, HeadGroups):
+        return frame.text()
     visible, M, P = tables(frame)
     rows, cols = frame.row_labels(), frame.col_labels()
     head = (f"T_q = {frame.n_query}, T_k = {frame.n_key}, past = T_k - T_q = {frame.past}"
