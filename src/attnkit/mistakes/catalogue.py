@@ -348,10 +348,10 @@ _TEXT = (
       "zh": "把只有 n_kv_head 个 Head 的 K 和 V 直接交给了 attention，没有给每个 Query Head 配一份"},
      {"en": "Step 6's attention pairs head h of Q with head h of K and V: give it K[kv_of] and V[kv_of], "
             "[n_head, T_k, D_h], with kv_of = kv_head_for(n_head, n_kv_head). (With a single KV head, "
-            "broadcasting hides the slip.)",
+            "broadcasting happens to make it right.)",
       "zh": "第 6 步的 attention 把 Q 的第 h 个 Head 和 K、V 的第 h 个 Head 配对：要交给它 K[kv_of] 和 V[kv_of]，"
-            "形状 [n_head, T_k, D_h]，其中 kv_of = kv_head_for(n_head, n_kv_head)。（只有一个 KV Head 时，广播会把这个"
-            "错误掩盖过去。）"},
+            "形状 [n_head, T_k, D_h]，其中 kv_of = kv_head_for(n_head, n_kv_head)。（只有一个 KV Head 时，广播碰巧"
+            "让它算对。）"},
      "step11_gqa#gqa-attention"),
     ("cache_bytes_k_only",
      {"en": "counted the keys only: the factor 2 for K and V is missing",
