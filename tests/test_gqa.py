@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+
+pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -e '.[dev]')")
+from hypothesis import given, settings, strategies as st  # noqa: E402  (after the skip: a learner's install has no dev extras)
 
 LN3 = math.log(3)
 
