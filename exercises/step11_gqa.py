@@ -69,8 +69,10 @@ def attention_gqa(Q, K, V, visible=None):
     Q = float_array("Q", Q, ndim=3, shape_text="[n_head, T_q, D_h]")
     K = float_array("K", K, ndim=3, shape_text="[n_kv_head, T_k, D_h]")
     V = float_array("V", V, ndim=3, shape_text="[n_kv_head, T_k, D_h]")
-    same_size("attention_gqa(Q, K, V)", "K (heads, n_kv_head)", K.shape[0], "V (heads, n_kv_head)", V.shape[0],
-              K.shape, V.shape)
+    what = "attention_gqa(Q, K, V)"
+    same_size(what, "K (heads, n_kv_head)", K.shape[0], "V (heads, n_kv_head)", V.shape[0], K.shape, V.shape)
+    same_size(what, "K (rows, T_k)", K.shape[1], "V (rows, T_k)", V.shape[1], K.shape, V.shape)
+    same_size(what, "Q (D_h)", Q.shape[-1], "K (D_h)", K.shape[-1], Q.shape, K.shape)
     if Q.shape[0] % K.shape[0]:
         raise ValueError(say("kv_groups", n_head=Q.shape[0], n_kv_head=K.shape[0]))
     # YOUR CODE HERE

@@ -142,6 +142,11 @@ CASES = {
     "kv_head_for: n_kv_head not whole": ("step11_gqa", "kv_head_for", dict(n_head=4, n_kv_head=2.0), TypeError, ["n_kv_head", "float"]),
     "attention_gqa: K and V heads differ": ("step11_gqa", "attention_gqa", dict(Q=a(4, 3, 4), K=a(2, 3, 4), V=a(1, 3, 4)), ValueError, ["K (heads, n_kv_head)", "(2, 3, 4)", "(1, 3, 4)"]),
     "kv_cache_bytes: unknown dtype": ("step11_gqa", "kv_cache_bytes", dict(n_layer=1, n_kv_head=1, d_head=1, n_ctx=1, dtype="float8"), ValueError, ["dtype", "float16", "'float8'"]),
+    "attention_gqa: K and V lengths differ": ("step11_gqa", "attention_gqa", dict(Q=a(4, 3, 4), K=a(2, 5, 4), V=a(2, 4, 4)), ValueError, ["K (rows, T_k)", "(2, 5, 4)", "(2, 4, 4)"]),
+    "attention_gqa: D_h differs": ("step11_gqa", "attention_gqa", dict(Q=a(4, 3, 4), K=a(2, 5, 3), V=a(2, 5, 3)), ValueError, ["Q (D_h)", "(4, 3, 4)", "(2, 5, 3)"]),
+    "attention_gqa: groups uneven": ("step11_gqa", "attention_gqa", dict(Q=a(6, 3, 4), K=a(4, 5, 4), V=a(4, 5, 4)), ValueError, ["n_head = 6", "n_kv_head = 4"]),
+    "kv_cache_bytes: no layer": ("step11_gqa", "kv_cache_bytes", dict(n_layer=0, n_kv_head=8, d_head=128, n_ctx=8192), ValueError, ["n_layer", ">= 1", "0"]),
+    "kv_cache_bytes: context of floats": ("step11_gqa", "kv_cache_bytes", dict(n_layer=32, n_kv_head=8, d_head=128, n_ctx=8192.0), TypeError, ["n_ctx", "float", "8192.0"]),
     # step 12
     "rope_frequencies: odd width": ("step12_rope", "rope_frequencies", dict(d_head=5), ValueError, ["d_head", "even", "5"]),
     "apply_rope: positions of floats": ("step12_rope", "apply_rope", dict(X=a(3, 4), positions=a(3)), ValueError, ["positions", "T = 3", "float64"]),

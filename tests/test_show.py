@@ -80,7 +80,10 @@ def test_grid_refuses_labels_of_the_wrong_count():
                     "1 (pos 4)        True  True  True  True   True"]),
     (["padding"], ['0 "<pad>"              0       0       0       0',  # the padding query's P: zeros
                    '3 " you"               0  0.3333  0.3333  0.3333']),
-], ids=["how-are-you (default)", "kv-cache", "padding"])
+    (["gqa"], ["n_head = 4, n_kv_head = 2: query head h reads KV head h // 2",  # the lesson's 4 over 2
+               "query head ↓ / KV head →    kv0    kv1", "q1                         True  False",
+               "q2                        False   True"]),
+], ids=["how-are-you (default)", "kv-cache", "padding", "gqa"])
 def test_presets_show_the_lessons_frames(capsys, argv, lines):
     code, out, _ = _run(capsys, *argv)
     assert code == 0

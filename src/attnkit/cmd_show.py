@@ -14,6 +14,7 @@ EXAMPLES = """examples:
   attnkit show                          the lessons' "How are you" (GPT-2 Head 0 weights)
   attnkit show kv-cache                 past = 3, new = 2
   attnkit show tiled                    step 10: the running maximum of each row after each block of keys
+  attnkit show gqa                      which KV head each of 4 query heads reads (2 KV heads)
   attnkit show --tq 2 --tk 4 --pad 0,1,1,1 --tokens "<pad>" How are you
   attnkit show --mine causal_visible 2 5
   attnkit show --mine padding_visible 1,1,0 2

@@ -81,6 +81,24 @@ def running_maximum(frame):
     return S, np.stack(after, axis=1)
 
 
+@dataclass(frozen=True)
+class HeadGroups:
+    """Grouped-query attention's frame: which KV head each of n_head query heads reads (step 11)."""
+    n_head: int
+    n_kv_head: int
+    source: str = ""
+
+    def render(self):
+        """The grid query head × KV head, True where the query head reads that KV head."""
+        kv_of = reference("step11_gqa", "kv_head_for")(self.n_head, self.n_kv_head)  # [n_head]
+        reads = kv_of[:, None] == np.arange(self.n_kv_head)[None, :]  # [n_head, n_kv_head]
+        head = (say("show.groups_head", n_head=self.n_head, n_kv_head=self.n_kv_head,
+                    group=self.n_head // self.n_kv_head) + (f"  ({self.source})" if self.source else ""))
+        return "\n\n".join([head, grid(reads, [f"q{h}" for h in range(self.n_head)],
+                                       [f"kv{g}" for g in range(self.n_kv_head)], say("show.reads_title"),
+                                       corner=say("show.corner_query_kv_head"))])
+
+
 def _log(weights):
     return tuple(math.log(w) if w > 0 else 0.0 for w in weights)
 
@@ -96,6 +114,8 @@ PRESETS = {
                      source="lessons ref_padding, ref_fully_masked: a left-padded batch row"),
     "tiled": TiledFrame(2, 5, 2, scores=((0.5, 1.0, 2.0, 0.3, 0.0), (1.0, -0.5, 0.2, 1.5, 3.0)),
                         source="lessons step10_tiled#tiles: past = 3, new = 2, blocks of 2"),
+    "gqa": HeadGroups(4, 2, source="lessons step11_gqa#groups"),
+    "gqa-llama": HeadGroups(32, 8, source="lessons step11_gqa#groups: Llama 3 8B"),
 }
 
 

@@ -254,6 +254,7 @@ MESSAGES = {
     "show.corner_query_key": {"en": "query ↓ / key →", "zh": "Query ↓ / Key →"},
     "show.corner_row_column": {"en": "row ↓ / column →", "zh": "行 ↓ / 列 →"},
     "show.corner_token_feature": {"en": "token ↓ / feature →", "zh": "Token ↓ / 特征 →"},
+    "show.corner_query_kv_head": {"en": "query head ↓ / KV head →", "zh": "Query Head ↓ / KV Head →"},
     "show.no_stored_expected": {
         "en": "(no expected result is stored for these arguments; it is for: {examples})",
         "zh": "（这些参数没有存下应有的结果；存了的有：{examples}）"},
@@ -301,6 +302,10 @@ MESSAGES = {
         "en": "attnkit check: no step {step}; give a number 1–{last} or a module name",
         "zh": "attnkit check：没有第 {step} 步；请给出 1–{last} 的数字或模块名"},
     "show.visible_title": {"en": "visible (True = may read)", "zh": "visible（True = 可以读）"},
+    "show.groups_head": {"en": "n_head = {n_head}, n_kv_head = {n_kv_head}: query head h reads KV head h // {group}",
+                         "zh": "n_head = {n_head}，n_kv_head = {n_kv_head}：第 h 个 Query Head 读第 h // {group} 个 KV Head"},
+    "show.reads_title": {"en": "reads (True = the query head reads this KV head's K and V)",
+                         "zh": "reads（True = 这个 Query Head 读这个 KV Head 的 K 和 V）"},
     "show.equal_scores": {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
         "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},

@@ -494,6 +494,68 @@ _TEXT = (
      {"en": "Compute the scores Q K_blockᵀ and the mask of each block inside the loop: [T_q, block] at a time.",
       "zh": "在循环里为每一块算分数 Q K_blockᵀ 和掩码：一次只有 [T_q, block]。"},
      "step10_tiled#memory"),
+    ("gqa_heads_interleaved",
+     {"en": "grouped the query heads by h % n_kv_head (interleaved) instead of in runs of consecutive heads",
+      "zh": "按 h % n_kv_head（交错）给 Query Head 分组，而不是按相邻的一段段 Head 分组"},
+     {"en": "Query head h reads KV head h // (n_head // n_kv_head): with 4 over 2 that is [0, 0, 1, 1], not "
+            "[0, 1, 0, 1]. To copy K and V, np.repeat(K, g, axis=0) repeats each KV head g times in a row; "
+            "np.tile(K, (g, 1, 1)) repeats them all, one after another.",
+      "zh": "第 h 个 Query Head 读第 h // (n_head // n_kv_head) 个 KV Head：4 配 2 时是 [0, 0, 1, 1]，不是 "
+            "[0, 1, 0, 1]。要复制 K 和 V，np.repeat(K, g, axis=0) 让每个 KV Head 连着重复 g 次；"
+            "np.tile(K, (g, 1, 1)) 则是把所有 KV Head 整体一遍遍重复。"},
+     "step11_gqa#groups"),
+    ("gqa_group_by_kv_count",
+     {"en": "divided the head number by n_kv_head instead of by the group size n_head // n_kv_head",
+      "zh": "用 n_kv_head 去除 Head 编号，而不是用每组的大小 n_head // n_kv_head"},
+     {"en": "Each KV head has a group of g = n_head // n_kv_head query heads: h // g. With 6 over 2, g = 3 and the "
+            "answer is [0, 0, 0, 1, 1, 1]; h // 2 gives [0, 0, 1, 1, 2, 2], a KV head 2 that does not exist "
+            "(4 over 2 cannot tell them apart).",
+      "zh": "每个 KV Head 有一组 g = n_head // n_kv_head 个 Query Head：h // g。6 配 2 时 g = 3，答案是 "
+            "[0, 0, 0, 1, 1, 1]；h // 2 得到 [0, 0, 1, 1, 2, 2]，多出一个并不存在的 KV Head 2（4 配 2 时两者分不出来）。"},
+     "step11_gqa#groups"),
+    ("kv_repeated_wrong_axis",
+     {"en": "repeated K and V along the tokens (or with no axis) instead of along the head axis",
+      "zh": "沿 Token 轴（或者没给轴）重复了 K 和 V，而不是沿 Head 轴"},
+     {"en": "The copies go along axis 0, the heads: np.repeat(K, g, axis=0), or K[kv_head_for(n_head, n_kv_head)]. "
+            "np.repeat(K, g, axis=1) repeats every key instead, and a reshape to [n_head, T_k, D_h] afterwards "
+            "gives the right shape with the tokens mixed up.",
+      "zh": "要沿第 0 轴、也就是 Head 轴复制：np.repeat(K, g, axis=0)，或者 K[kv_head_for(n_head, n_kv_head)]。"
+            "np.repeat(K, g, axis=1) 重复的是每个 Key，之后再 reshape 成 [n_head, T_k, D_h]，形状对了，Token 却乱了。"},
+     "step11_gqa#gqa-attention"),
+    ("kv_not_repeated",
+     {"en": "passed K and V to attention with their n_kv_head heads, not one per query head",
+      "zh": "把只有 n_kv_head 个 Head 的 K 和 V 直接交给了 attention，没有给每个 Query Head 配一份"},
+     {"en": "Step 6's attention pairs head h of Q with head h of K and V: give it K[kv_of] and V[kv_of], "
+            "[n_head, T_k, D_h], with kv_of = kv_head_for(n_head, n_kv_head). (With a single KV head, "
+            "broadcasting happens to make it right.)",
+      "zh": "第 6 步的 attention 把 Q 的第 h 个 Head 和 K、V 的第 h 个 Head 配对：要交给它 K[kv_of] 和 V[kv_of]，"
+            "形状 [n_head, T_k, D_h]，其中 kv_of = kv_head_for(n_head, n_kv_head)。（只有一个 KV Head 时，广播碰巧"
+            "让它算对。）"},
+     "step11_gqa#gqa-attention"),
+    ("cache_bytes_k_only",
+     {"en": "counted the keys only: the factor 2 for K and V is missing",
+      "zh": "只算了 Key：少了 K 和 V 两份的那个 2"},
+     {"en": "Every layer caches a key and a value per token and KV head: 2 · n_layer · n_kv_head · d_head · n_ctx · "
+            "bytes per value.",
+      "zh": "每一层为每个 Token、每个 KV Head 缓存一个 Key 和一个 Value：2 · n_layer · n_kv_head · d_head · n_ctx · "
+            "每个数的字节数。"},
+     "step11_gqa#cache-size"),
+    ("cache_bytes_wrong_dtype",
+     {"en": "used the wrong number of bytes per value (4 whatever the dtype, or bits instead of bytes)",
+      "zh": "每个数的字节数用错了（不管 dtype 都按 4 个算，或者用了位数而不是字节数）"},
+     {"en": "Bytes per value follow dtype: float32 4, float16 2, bfloat16 2, int8 1 (the default is float16). "
+            "float16 is 16 bits, which is 2 bytes.",
+      "zh": "每个数的字节数跟着 dtype 走：float32 4 个，float16 2 个，bfloat16 2 个，int8 1 个（默认是 float16）。"
+            "float16 是 16 位，也就是 2 个字节。"},
+     "step11_gqa#cache-size"),
+    ("cache_bfloat16_from_numpy",
+     {"en": "asked NumPy for the size of bfloat16, a type NumPy does not have",
+      "zh": "向 NumPy 要 bfloat16 的大小，可 NumPy 没有这个类型"},
+     {"en": "np.dtype('bfloat16') raises: keep your own table of bytes per value, {'float32': 4, 'float16': 2, "
+            "'bfloat16': 2, 'int8': 1}.",
+      "zh": "np.dtype('bfloat16') 会报错：自己建一张每个数字节数的表，{'float32': 4, 'float16': 2, "
+            "'bfloat16': 2, 'int8': 1}。"},
+     "step11_gqa#cache-size"),
 )
 
 

@@ -537,6 +537,33 @@ def _tiled_whole_causal_table(Q, K, V, visible=None, block=64):
     """the reference's walk over the columns of causal_visible(T_q, T_k), built whole for visible=None."""
     table = ref("step3_masks", "causal_visible")(np.shape(Q)[0], np.shape(K)[0]) if visible is None else visible
     return ref("step10_tiled", "attention_tiled")(Q, K, V, table, block)
+# step 11 — grouped-query attention ------------------------------------------------------------
+
+def _kv_heads(rule):
+    @slip("step11_gqa", "kv_head_for")
+    def kv_head_for(n_head, n_kv_head):
+        """KV head `rule(h, n_head, n_kv_head)` for query head h instead of h // (n_head // n_kv_head)."""
+        return rule(np.arange(n_head, dtype=np.int64), n_head, n_kv_head)
+    return kv_head_for
+
+
+def _gqa_keys(shared):
+    """attention_gqa with K and V given to the query heads by `shared(X, group, n_head)` instead of X[kv_of]."""
+    @slip("step11_gqa", "attention_gqa")
+    def attention_gqa(Q, K, V, visible=None):
+        Q, K, V = _floats(Q), _floats(K), _floats(V)
+        group = Q.shape[0] // K.shape[0]
+        return ref("step6_head", "attention")(Q, shared(K, group, Q.shape[0]), shared(V, group, Q.shape[0]), visible)
+    return attention_gqa
+
+
+def _cache_bytes(bytes_per_value, factor=2):
+    @slip("step11_gqa", "kv_cache_bytes")
+    def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
+        """factor · n_layer · n_kv_head · d_head · n_ctx · bytes_per_value(dtype, the reference's table)."""
+        per_value = bytes_per_value(dtype, ref("step11_gqa", "BYTES_PER_VALUE"))
+        return factor * n_layer * n_kv_head * d_head * n_ctx * per_value
+    return kv_cache_bytes
 
 
 SLIPS = {
@@ -616,4 +643,15 @@ SLIPS = {
                             _tiled(causal_offset=lambda T_q, T_k, start: start)),
     "tiled_last_block_dropped": (_tiled(end=lambda T_k, block: T_k - block + 1),),
     "tiled_holds_every_key": (_tiled_all_scores, _tiled_whole_causal_table),
+    "gqa_heads_interleaved": (_kv_heads(lambda h, n_head, n_kv: h % n_kv),
+                              _gqa_keys(lambda X, group, n_head: np.tile(X, (group, 1, 1)))),
+    "gqa_group_by_kv_count": (_kv_heads(lambda h, n_head, n_kv: h // n_kv),),
+    "kv_repeated_wrong_axis": (
+        _gqa_keys(lambda X, group, n_head: np.repeat(X, group, axis=1).reshape(n_head, *X.shape[1:])),
+        _gqa_keys(lambda X, group, n_head: np.repeat(X, group, axis=1)),
+        _gqa_keys(lambda X, group, n_head: np.repeat(X, group).reshape(n_head, *X.shape[1:]))),
+    "kv_not_repeated": (_gqa_keys(lambda X, group, n_head: X),),
+    "cache_bytes_k_only": (_cache_bytes(lambda dtype, table: table[dtype], factor=1),),
+    "cache_bytes_wrong_dtype": (_cache_bytes(lambda dtype, table: 4), _cache_bytes(lambda dtype, table: 8 * table[dtype])),
+    "cache_bfloat16_from_numpy": (_cache_bytes(lambda dtype, table: np.dtype(dtype).itemsize),),
 }
