@@ -155,6 +155,15 @@ def test_a_case_with_an_old_style_lesson_is_refused_when_loaded():
         cases._parse_case(softmax_step, raw, {}, "hidden")
 
 
+def test_a_case_with_an_unknown_property_is_refused_when_loaded():
+    softmax_step = next(s for s in manifest.steps() if s.module == "step4_softmax")
+    raw = {"name": "typo", "function": "softmax", "concept": {"en": "c", "zh": "c"},
+           "args": {"S": [[0.0, 1.0]]}, "expect": {"property": "rows_sum_to_one", "pick": "P"}}
+    with pytest.raises(ValueError, match="case 'typo': unknown property 'rows_sum_to_one'; the properties are "
+                                         "same_across_calls, rows_sum_to_one_or_zero"):
+        cases._parse_case(softmax_step, raw, {}, "hidden")
+
+
 def test_the_relink_script_maps_old_references_per_step_and_can_run_again(tmp_path):
     spec = importlib.util.spec_from_file_location("relink_lessons", ROOT / "tools" / "relink_lessons.py")
     relink = importlib.util.module_from_spec(spec)

@@ -106,6 +106,9 @@ def _parse_case(step, raw, defaults, side):
         raise ValueError(f"case {raw['name']!r}: expect needs exactly one of {' / '.join(EXPECTATIONS)}")
     if "finite_differences" in expect:
         gradients.check(expect["finite_differences"], step.function(raw["function"]).returns, f"case {raw['name']!r}")
+    if "property" in expect and expect["property"] not in judge.PROPERTIES:
+        raise ValueError(f"case {raw['name']!r}: unknown property {expect['property']!r}; the properties are "
+                         f"{', '.join(judge.PROPERTIES)}")
     visibility = raw.get("visibility", side)
     if visibility != side:
         raise ValueError(f"case {raw['name']!r}: visibility {visibility!r} in a file of {side} cases "

@@ -332,7 +332,16 @@ def _label(part, k, calls):
     return part if len(calls) == 1 else say("part.of_call", part=part, call=k + 1)
 
 
-LARGEST_INTERMEDIATE = "largest_intermediate"  # the property judged on the calls' memory peaks, not their results
+class Property:
+    """The properties a case can check (`expect: {property: …}`; docs/CASES.md says what each means)."""
+
+    SAME_ACROSS_CALLS = "same_across_calls"
+    ROWS_SUM_TO_ONE_OR_ZERO = "rows_sum_to_one_or_zero"
+    SAME_DOT_PRODUCTS_ACROSS_CALLS = "same_dot_products_across_calls"
+    LARGEST_INTERMEDIATE = "largest_intermediate"  # judged on the calls' memory peaks, not their results
+
+
+PROPERTIES = tuple(v for k, v in vars(Property).items() if k.isupper())
 
 
 def measures_peak(case):
@@ -342,7 +351,7 @@ def measures_peak(case):
     expect = getattr(case, "expect", None)
     if expect is None:
         return bool(getattr(case, "measure_peak", False))
-    return expect.get("property") == LARGEST_INTERMEDIATE
+    return expect.get("property") == Property.LARGEST_INTERMEDIATE
 
 
 def _largest_intermediate(case, results, peaks):
@@ -390,32 +399,42 @@ def check_property(case, results, forms, peaks=()):
                     return Verdict(False, "nan", say("property.not_finite", part=part, call=k + 1, where=where,
                                                      values=show(got[where[:-2]] if got.ndim > 2 else got)))
     prop = case.expect["property"]
-    if prop == "same_across_calls":
-        (first, bad1), (second, bad2) = (picked(res, p) for res, p in zip(results, case.expect["picks"]))
-        if bad1 or bad2:
-            return bad1 or bad2
-        verdict = compare(first, second, case.tolerance, say("part.of_call", part=case.expect["picks"][1], call=2))
-        if verdict.passed:
-            return PASSED
-        return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n{verdict.message}")
-    if prop == "rows_sum_to_one_or_zero":
-        for k, res in enumerate(results, start=1):
-            P, bad = picked(res, case.expect["pick"])
-            if bad:
-                return bad
-            P = np.asarray(P, dtype=np.float64)
-            sums = P.sum(axis=-1)
-            ok = (np.isclose(sums, 1.0, atol=1e-6) | np.isclose(sums, 0.0, atol=1e-12)) & (P >= 0).all(axis=-1)
-            if not ok.all():
-                row = tuple(int(i) for i in np.argwhere(~ok)[0])
-                return Verdict(False, "property", say("property.rows_sum", call=k, row=row,
-                                                      total=f"{float(sums[row]):.6g}", values=show(P[row])))
-        return PASSED
-    if prop == "same_dot_products_across_calls":
+    if prop == Property.SAME_ACROSS_CALLS:
+        return _same_across_calls(case, results)
+    if prop == Property.ROWS_SUM_TO_ONE_OR_ZERO:
+        return _rows_sum_to_one_or_zero(case, results)
+    if prop == Property.SAME_DOT_PRODUCTS_ACROSS_CALLS:
         return _same_dot_products(case, results)
-    if prop == LARGEST_INTERMEDIATE:
+    if prop == Property.LARGEST_INTERMEDIATE:
         return _largest_intermediate(case, results, peaks)
     raise ValueError(f"case {case.name}: unknown property {prop!r}")
+
+
+def _same_across_calls(case, results):
+    """Whether part `picks[0]` of call 1 equals part `picks[1]` of call 2."""
+    (first, bad1), (second, bad2) = (picked(res, p) for res, p in zip(results, case.expect["picks"]))
+    if bad1 or bad2:
+        return bad1 or bad2
+    verdict = compare(first, second, case.tolerance, say("part.of_call", part=case.expect["picks"][1], call=2))
+    if verdict.passed:
+        return PASSED
+    return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n{verdict.message}")
+
+
+def _rows_sum_to_one_or_zero(case, results):
+    """Whether every row of part `pick` sums to 1, or is all 0, with no negative weight, in every call."""
+    for k, res in enumerate(results, start=1):
+        P, bad = picked(res, case.expect["pick"])
+        if bad:
+            return bad
+        P = np.asarray(P, dtype=np.float64)
+        sums = P.sum(axis=-1)
+        ok = (np.isclose(sums, 1.0, atol=1e-6) | np.isclose(sums, 0.0, atol=1e-12)) & (P >= 0).all(axis=-1)
+        if not ok.all():
+            row = tuple(int(i) for i in np.argwhere(~ok)[0])
+            return Verdict(False, "property", say("property.rows_sum", call=k, row=row,
+                                                  total=f"{float(sums[row]):.6g}", values=show(P[row])))
+    return PASSED
 
 
 def _same_dot_products(case, results):
