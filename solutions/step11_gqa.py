@@ -83,8 +83,11 @@ def attention_gqa(Q, K, V, visible=None):
     ### END SOLUTION
 
 
-def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
+def kv_cache_bytes(n_layer, n_head, n_kv_head, d_head, n_ctx, dtype="float16"):
     """Return n_bytes, an int: the size of the K and V cache of every layer for n_ctx positions.
+
+    The model has n_head query heads and n_kv_head key/value heads (n_head a multiple of n_kv_head); the
+    cache holds only the key/value heads.
 
     n_bytes = 2 (K and V) · n_layer · n_kv_head · d_head · n_ctx · bytes per value, with dtype one of
     "float32" (4 bytes), "float16" (2), "bfloat16" (2), "int8" (1) (BYTES_PER_VALUE). GQA shrinks it
@@ -92,13 +95,17 @@ def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
 
     返回 n_bytes（整数）：每一层的 K 和 V 缓存在 n_ctx 个位置上的大小。
 
+    模型有 n_head 个 Query Head 和 n_kv_head 个 Key/Value Head（n_head 是 n_kv_head 的倍数）；缓存里只有 Key/Value Head。
+
     n_bytes = 2（K 和 V）· n_layer · n_kv_head · d_head · n_ctx · 每个值的字节数，dtype 是 "float32"（4 字节）、
     "float16"（2）、"bfloat16"（2）、"int8"（1）之一（BYTES_PER_VALUE）。GQA 让它缩小 n_head / n_kv_head 倍。
     阅读：lessons/zh/step11_gqa.md#cache-size。
     """
-    n_layer, n_kv_head, d_head, n_ctx = (_count(name, n) for name, n in
-                                         (("n_layer", n_layer), ("n_kv_head", n_kv_head), ("d_head", d_head),
-                                          ("n_ctx", n_ctx)))
+    n_layer, n_head, n_kv_head, d_head, n_ctx = (_count(name, n) for name, n in
+                                                 (("n_layer", n_layer), ("n_head", n_head), ("n_kv_head", n_kv_head),
+                                                  ("d_head", d_head), ("n_ctx", n_ctx)))
+    if n_head % n_kv_head:
+        raise ValueError(say("kv_groups", n_head=n_head, n_kv_head=n_kv_head))
     if not isinstance(dtype, str) or dtype not in BYTES_PER_VALUE:
         raise ValueError(say("cache_dtype", got=repr(dtype), known=", ".join(BYTES_PER_VALUE)))
     ### BEGIN SOLUTION

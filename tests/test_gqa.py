@@ -87,14 +87,14 @@ def test_float32_stays_float32(ref):
 def test_cache_bytes_are_a_whole_count_proportional_to_the_kv_heads(ref, n_layer, layout, d_head, n_ctx, dtype):
     n_head, n_kv_head = layout
     name, size = dtype
-    gqa = ref.step11_gqa.kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, name)
-    mha = ref.step11_gqa.kv_cache_bytes(n_layer, n_head, d_head, n_ctx, name)
+    gqa = ref.step11_gqa.kv_cache_bytes(n_layer, n_head, n_kv_head, d_head, n_ctx, name)
+    mha = ref.step11_gqa.kv_cache_bytes(n_layer, n_head, n_head, d_head, n_ctx, name)
     assert type(gqa) is int and gqa == 2 * n_layer * n_kv_head * d_head * n_ctx * size
     assert mha == gqa * (n_head // n_kv_head)
 
 
 def test_cache_bytes_from_numpy_integers_are_python_ints(ref):
-    assert type(ref.step11_gqa.kv_cache_bytes(np.int64(2), np.int32(3), np.int64(4), np.int64(5))) is int
+    assert type(ref.step11_gqa.kv_cache_bytes(np.int64(2), np.int64(6), np.int32(3), np.int64(4), np.int64(5))) is int
 
 
 # --- the lesson's numbers (lessons/en/step11_gqa.md) ------------------------------------------------------
@@ -134,13 +134,13 @@ def test_lesson_wrong_repeats(ref):
 
 @pytest.mark.parametrize("n_kv_head, printed", [(32, 4_294_967_296), (8, 1_073_741_824), (1, 134_217_728)])
 def test_lesson_llama3_8b_cache(ref, n_kv_head, printed):
-    n_bytes = ref.step11_gqa.kv_cache_bytes(32, n_kv_head, 128, 8192, "float16")
+    n_bytes = ref.step11_gqa.kv_cache_bytes(32, 32, n_kv_head, 128, 8192, "float16")
     assert n_bytes == printed
     assert n_bytes == {32: 4 * 2**30, 8: 2**30, 1: 128 * 2**20}[n_kv_head]  # 4 GiB, 1 GiB, 128 MiB
 
 
 def test_lesson_gpt2_small_cache(ref):
-    assert ref.step11_gqa.kv_cache_bytes(12, 12, 64, 1024, "float32") == 75_497_472 == 72 * 2**20
+    assert ref.step11_gqa.kv_cache_bytes(12, 12, 12, 64, 1024, "float32") == 75_497_472 == 72 * 2**20
 
 
 def test_numpy_has_no_bfloat16():

@@ -62,7 +62,7 @@ VALID = {
     "attention_tiled": dict(Q=np.ones((1, 2)), K=np.ones((2, 2)), V=np.ones((2, 2)), block=1),
     "kv_head_for": dict(n_head=2, n_kv_head=1),
     "attention_gqa": dict(Q=np.ones((2, 1, 2)), K=np.ones((1, 2, 2)), V=np.ones((1, 2, 2))),
-    "kv_cache_bytes": dict(n_layer=1, n_kv_head=1, d_head=2, n_ctx=3),
+    "kv_cache_bytes": dict(n_layer=1, n_head=2, n_kv_head=1, d_head=2, n_ctx=3),
     "rope_frequencies": dict(d_head=2),
     "apply_rope": dict(X=np.ones((1, 2)), positions=np.array([0])),
     "rope_attention": dict(Q=np.ones((1, 2)), K=np.ones((2, 2)), V=np.ones((2, 2)), past=1),

@@ -540,6 +540,13 @@ _TEXT = (
       "zh": "每一层为每个 Token、每个 KV Head 缓存一个 Key 和一个 Value：2 · n_layer · n_kv_head · d_head · n_ctx · "
             "每个数的字节数。"},
      "step11_gqa#cache-size"),
+    ("cache_bytes_with_query_heads",
+     {"en": "counted the cache with n_head, the query heads, instead of n_kv_head",
+      "zh": "用 n_head（Query Head 的个数）算了 Cache，而不是 n_kv_head"},
+     {"en": "Only the key/value heads are cached: with GQA the query heads share them, so the cache is "
+            "n_head / n_kv_head times smaller than with n_head.",
+      "zh": "缓存的只有 Key/Value Head：GQA 下 Query Head 共用它们，所以 Cache 比按 n_head 算小 n_head / n_kv_head 倍。"},
+     "step11_gqa#cache-size"),
     ("cache_bytes_wrong_dtype",
      {"en": "used the wrong number of bytes per value (4 whatever the dtype, or bits instead of bytes)",
       "zh": "每个数的字节数用错了（不管 dtype 都按 4 个算，或者用了位数而不是字节数）"},

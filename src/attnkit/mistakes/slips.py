@@ -557,12 +557,13 @@ def _gqa_keys(shared):
     return attention_gqa
 
 
-def _cache_bytes(bytes_per_value, factor=2):
+def _cache_bytes(bytes_per_value, factor=2, heads=lambda n_head, n_kv_head: n_kv_head):
     @slip("step11_gqa", "kv_cache_bytes")
-    def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
-        """factor · n_layer · n_kv_head · d_head · n_ctx · bytes_per_value(dtype, the reference's table)."""
+    def kv_cache_bytes(n_layer, n_head, n_kv_head, d_head, n_ctx, dtype="float16"):
+        """factor · n_layer · heads(n_head, n_kv_head) · d_head · n_ctx · bytes_per_value(dtype, the reference's
+        table)."""
         per_value = bytes_per_value(dtype, ref("step11_gqa", "BYTES_PER_VALUE"))
-        return factor * n_layer * n_kv_head * d_head * n_ctx * per_value
+        return factor * n_layer * heads(n_head, n_kv_head) * d_head * n_ctx * per_value
     return kv_cache_bytes
 
 
@@ -652,6 +653,8 @@ SLIPS = {
         _gqa_keys(lambda X, group, n_head: np.repeat(X, group).reshape(n_head, *X.shape[1:]))),
     "kv_not_repeated": (_gqa_keys(lambda X, group, n_head: X),),
     "cache_bytes_k_only": (_cache_bytes(lambda dtype, table: table[dtype], factor=1),),
+    "cache_bytes_with_query_heads": (_cache_bytes(lambda dtype, table: table[dtype],
+                                                  heads=lambda n_head, n_kv_head: n_head),),
     "cache_bytes_wrong_dtype": (_cache_bytes(lambda dtype, table: 4), _cache_bytes(lambda dtype, table: 8 * table[dtype])),
     "cache_bfloat16_from_numpy": (_cache_bytes(lambda dtype, table: np.dtype(dtype).itemsize),),
 }
