@@ -109,7 +109,7 @@ def test_the_ladder_shows_the_extension_once_the_core_is_done():
 
     steps, hidden = manifest.steps(), {}
     waiting = ladder.render(tallies(core_done=False), steps, hidden)
-    assert "step7_layer" not in waiting and "are optional: shown once the core is done" in waiting and "step4_softmax.py" in waiting
+    assert "step7_layer" not in waiting and "(shown once the core is done):" in waiting and "step4_softmax.py" in waiting
     ready = ladder.render(tallies(core_done=True), steps, hidden)
     assert "step7_layer" in ready and "Next: exercises/step7_layer.py" in ready
 
