@@ -6,6 +6,7 @@ submission ROOT/submission is filled and run_autograder writes ROOT/results/resu
 against Gradescope's documented format (gradescope-autograders.readthedocs.io, "Autograder
 Specifications"). Needs root (Gradescope runs both scripts as root) and `unzip`.
 """
+import contextlib
 import json
 import os
 import re
@@ -141,24 +142,31 @@ def test_a_known_mistake_loses_its_cases_and_is_named(autograder_root, tmp_path)
     assert any("scale_by_d" in t.get("tags", []) for t in results["tests"])
 
 
-def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autograder_root, tmp_path):
-    bundle = tmp_path / "zh.zip"
-    done = run_cli("gradescope-bundle", str(bundle), "--lang", "zh")
+@contextlib.contextmanager
+def baked_run_autograder(root, tmp_path, option, value):
+    """The run_autograder of a bundle made with `option value` in place of the fixture's while the block runs;
+    yields (that run_autograder's text, the fixture's)."""
+    bundle = tmp_path / f"{value}.zip"
+    done = run_cli("gradescope-bundle", str(bundle), option, value)
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(bundle) as zf:
         baked = zf.read("run_autograder").decode("utf-8")
-    plain = (autograder_root / "source" / "run_autograder").read_text(encoding="utf-8")
-    exported = re.compile(r"^export ATTNKIT_LANG=(en|zh)  # attnkit gradescope-bundle: --lang or \$ATTNKIT_LANG\n", re.M)
-    assert exported.findall(baked) == ["zh"]  # the fixture's bundle has the tests' ATTNKIT_LANG=en (conftest)
-    assert exported.sub("", baked) == exported.sub("", plain)
-    original = autograder_root / "run_autograder"
+    original = root / "run_autograder"
     kept = original.read_text(encoding="utf-8")
     original.write_text(baked, encoding="utf-8")
     try:
-        buggy = copy_solutions(tmp_path / "buggy", ("step2_scores.py", "kq / math.sqrt(d_h)", "kq / d_h"))
-        results = run_autograder(autograder_root, step_files(buggy))
+        yield baked, (root / "source" / "run_autograder").read_text(encoding="utf-8")
     finally:
         original.write_text(kept, encoding="utf-8")
+
+
+def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autograder_root, tmp_path):
+    with baked_run_autograder(autograder_root, tmp_path, "--lang", "zh") as (baked, plain):
+        buggy = copy_solutions(tmp_path / "buggy", ("step2_scores.py", "kq / math.sqrt(d_h)", "kq / d_h"))
+        results = run_autograder(autograder_root, step_files(buggy))
+    exported = re.compile(r"^export ATTNKIT_LANG=(en|zh)  # attnkit gradescope-bundle: --lang or \$ATTNKIT_LANG\n", re.M)
+    assert exported.findall(baked) == ["zh"]  # the fixture's bundle has the tests' ATTNKIT_LANG=en (conftest)
+    assert exported.sub("", baked) == exported.sub("", plain)
     assert "每一步单独评分" in results["output"]
     assert any("可能的错误：" in t["output"] and "lessons/zh/step2_scores.md#scale" in t["output"] for t in results["tests"])
 
@@ -176,27 +184,16 @@ def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
 
 def test_track_modern_is_baked_into_run_autograder_and_grades_the_modern_track(autograder_root, tmp_path):
     """`--track modern`: the same zip but for run_autograder's track line; it grades steps 10–13 out of 100."""
-    bundle = tmp_path / "modern.zip"
-    done = run_cli("gradescope-bundle", str(bundle), "--track", "modern")
-    assert done.returncode == 0, done.stderr
-    with zipfile.ZipFile(bundle) as zf:
-        baked = zf.read("run_autograder").decode("utf-8")
-    plain = (autograder_root / "source" / "run_autograder").read_text(encoding="utf-8")
-    exported = re.compile(r"^export ATTNKIT_TRACK=(\w+)  # attnkit gradescope-bundle --track: the assignment graded\n", re.M)
-    assert exported.findall(plain) == ["core"] and exported.findall(baked) == ["modern"]
-    assert exported.sub("", baked) == exported.sub("", plain)
-    original = autograder_root / "run_autograder"
-    kept = original.read_text(encoding="utf-8")
-    original.write_text(baked, encoding="utf-8")
-    try:
+    with baked_run_autograder(autograder_root, tmp_path, "--track", "modern") as (baked, plain):
         right = run_autograder(autograder_root, step_files(SOLUTIONS_DIR))
         files = step_files(SOLUTIONS_DIR)
         files["step11_gqa.py"] += K_AND_V_ONCE
         wrong = run_autograder(autograder_root, files)
         core_only = run_autograder(autograder_root, {name: text for name, text in step_files(SOLUTIONS_DIR).items()
                                                      if manifest.step(name.removesuffix(".py")).track == "core"})
-    finally:
-        original.write_text(kept, encoding="utf-8")
+    exported = re.compile(r"^export ATTNKIT_TRACK=(\w+)  # attnkit gradescope-bundle --track: the assignment graded\n", re.M)
+    assert exported.findall(plain) == ["core"] and exported.findall(baked) == ["modern"]
+    assert exported.sub("", baked) == exported.sub("", plain)
     assert_graded(right, 100.0, "modern")
     lost = sum(p.points for p in Plan("modern").cases if (p.case.step.module, p.case.function) == ("step11_gqa", "kv_cache_bytes"))
     assert 0 < lost < 25

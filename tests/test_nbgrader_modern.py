@@ -5,20 +5,16 @@
 `nbgrader autograde` → `nbgrader export`: scores out of the modern track's own 100 points, partial credit
 as `attnkit grade --track modern` gives it.
 """
-import csv
-import json
-import sys
-
 import pytest
 
 pytest.importorskip("nbgrader", reason="nbgrader is not installed (pip install -e '.[nbgrader]')")
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[nbgrader]')")
 
-from attnkit import manifest, rubric  # noqa: E402
+from attnkit import manifest  # noqa: E402
 from attnkit.nbgrader_course.notebook import EARLIER_STEPS_CELL, MODERN, earlier_steps  # noqa: E402
-from test_nbgrader_roundtrip import cell, filled_notebook, nbgrader, released_course, run  # noqa: E402
+from test_nbgrader_roundtrip import (assert_scores_out_of_the_tracks_100, cell, filled_notebook, graded_track,  # noqa: E402
+                                     released_course)
 
-POINTS = rubric.step_points("modern")
 EXPECTED_SCORES = {"correct": 100.0, "k_and_v_once": None,  # what `attnkit grade --track modern` gives
                    "deleted_earlier_steps": 100.0, "untouched": 0.0}
 # Appended to step 11's finished cell: kv_cache_bytes counts the cache of K only (a likely slip).
@@ -42,30 +38,11 @@ def course(tmp_path_factory):
                  "k_and_v_once": filled_notebook(source, release, "modern"),
                  "deleted_earlier_steps": deleted, "untouched": release}
     cell(submitted["k_and_v_once"], "step11_gqa").source += K_AND_V_ONCE
-    for student, nb in submitted.items():
-        path = root / "submitted" / student / MODERN / f"{MODERN}.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(nb, path)
-    nbgrader("autograde", MODERN, cwd=root)
-    nbgrader("export", cwd=root)
-    return {"root": root, "release": release, "source": source}
+    return {"root": root, "release": release, "source": source, "rows": graded_track(root, MODERN, submitted)}
 
 
 def test_exported_scores_are_out_of_the_modern_tracks_100(course):
-    with open(course["root"] / "grades.csv", newline="") as f:
-        rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    scores = {s: float(r["score"]) for s, r in rows.items()}
-    assert {s: v for s, v in scores.items() if EXPECTED_SCORES[s] is not None} == {
-        s: v for s, v in EXPECTED_SCORES.items() if v is not None}
-    path = course["root"] / "submitted/k_and_v_once" / MODERN / f"{MODERN}.ipynb"
-    graded = run([sys.executable, "-m", "attnkit.cli", "grade", "--track", "modern", "--json", str(path),
-                  "--call-seconds", "30", "--submission-seconds", "300"], course["root"])  # no timeout on a busy machine
-    (line,) = [line for line in graded.stdout.splitlines() if line.startswith("{")]
-    step11 = sum(t["score"] for t in json.loads(line)["tests"] if t["step"] == "step11_gqa")
-    assert 0 < step11 < POINTS["step11_gqa"]  # partial credit, the same in both
-    assert round(scores["k_and_v_once"], 4) == round(100.0 - POINTS["step11_gqa"] + step11, 4)
-    assert {r["assignment"] for r in rows.values()} == {MODERN}
-    assert {float(r["max_score"]) for r in rows.values()} == {100.0}
+    assert_scores_out_of_the_tracks_100(course, MODERN, "modern", EXPECTED_SCORES, "k_and_v_once", "step11_gqa")
 
 
 def test_the_notebook_holds_the_core_it_imports_and_no_other_tracks_code(course):
