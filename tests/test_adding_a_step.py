@@ -270,7 +270,8 @@ def test_the_ladder_shows_the_step_last_and_names_its_first_failure(kit, tmp_pat
 
 def test_grade_pays_the_step_and_names_its_mistake(kit, tmp_path):
     right, wrong = _learner(kit, tmp_path), _learner(kit, tmp_path, wrong=True)
-    done = kit.attnkit("grade", str(right), str(wrong), "--track", TRACK, "--json")
+    done = kit.attnkit("grade", str(right), str(wrong), "--track", TRACK, "--json",
+                       "--call-seconds", "30", "--submission-seconds", "300")  # step 10's calls: no timeout on a busy machine
     assert done.returncode == 0, done.stdout + done.stderr
     graded = {Path(g["submission"]).name: g
               for g in map(json.loads, done.stdout.splitlines())}
