@@ -68,6 +68,7 @@ def test_an_unknown_track_is_named():
 
 
 GENEROUS = ("--call-seconds", "30", "--submission-seconds", "300")  # no honest call times out on a busy machine
+GENEROUS_LIMITS = Limits(call_seconds=30.0, submission_seconds=300.0)  # the same, for a SandboxRunner
 
 
 def _graded_track(track, *options):
@@ -117,7 +118,7 @@ def test_a_step7_mistake_costs_extension_points_only_and_is_named(tmp_path):
                                              "return X.reshape(*X.shape[:-2], n_head, T, D // n_head)"))
     sub = submission.read(folder)
     assert grade_submission(Plan(), SandboxRunner(), sub).score == 100.0
-    graded = grade_submission(Plan("extension"), SandboxRunner(), sub)
+    graded = grade_submission(Plan("extension"), SandboxRunner(GENEROUS_LIMITS), sub)
     failed = [t for t in graded.tests if t.status != "passed"]
     assert failed and {t.step for t in failed} == {"step7_layer"}
     assert graded.diagnoses == ["heads_split_without_transpose"]
@@ -175,7 +176,7 @@ def test_the_extension_notebook_of_the_course_scores_100_in_its_track(tmp_path):
 
     path = tmp_path / "attention_extension.ipynb"
     path.write_text(json.dumps(notebook.source_notebook("digest", assignment=notebook.EXTENSION)), encoding="utf-8")
-    graded = grade_submission(Plan("extension"), SandboxRunner(), submission.read(str(path)))
+    graded = grade_submission(Plan("extension"), SandboxRunner(GENEROUS_LIMITS), submission.read(str(path)))
     assert graded.score == 100.0 and {t.step for t in graded.tests} == set(EXTENSION)
 
 
@@ -185,6 +186,5 @@ def test_the_modern_notebook_of_the_course_scores_100_in_its_track(tmp_path):
 
     path = tmp_path / "attention_modern.ipynb"
     path.write_text(json.dumps(notebook.source_notebook("digest", assignment=notebook.MODERN)), encoding="utf-8")
-    generous = Limits(call_seconds=30.0, submission_seconds=300.0)  # no honest call times out on a busy machine
-    graded = grade_submission(Plan("modern"), SandboxRunner(generous), submission.read(str(path)))
+    graded = grade_submission(Plan("modern"), SandboxRunner(GENEROUS_LIMITS), submission.read(str(path)))
     assert graded.score == 100.0 and {t.step for t in graded.tests} == set(MODERN)
