@@ -277,9 +277,6 @@ def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, mo
     assert "expected shape" in printed and f"0 of {public} public checks passed, 0 of {hidden} hidden" in printed
 
 
-EXTENSION_STEPS = manifest.steps("extension")
-
-
 @pytest.fixture
 def extension(course):
     return json.loads((course / "source" / EXTENSION / f"{EXTENSION}.ipynb").read_text(encoding="utf-8"))
