@@ -26,6 +26,13 @@ _SPLIT_HEADS = """    heads = X.reshape(*X.shape[:-2], T, n_head, D // n_head)  
 _NUMPY_IN_STEP5 = ("step5_values", "from shape_checks import", "import numpy as np\n\nfrom shape_checks import")
 _DECODE_ATTENTION = "    O, _ = attention(Q, K, V, chunk_visible(positions, K.shape[-2]))  # [n_head, T_new, D_h]"
 
+
+
+def _wrapped(function, parameters, call):
+    """What replaces `def <function>(` in a reference: a wrong <function> that calls the right one, renamed."""
+    return f"def {function}({parameters}):\n    return _right_{function}{call}\n\n\ndef _right_{function}("
+
+
 CATALOGUE = {
     "projection_transposed": [("step1_projection", "return Z @ W + b", "return Z @ W.T + b")],
     "bias_missing": [("step1_projection", "return Z @ W + b", "return Z @ W")],
@@ -105,6 +112,11 @@ OUTSIDE = {
     "combine_and_in_place": [("step3_masks", _COMBINE_LOOP, "    out = tables[0]\n    for t in tables[1:]:\n        out &= t\n    return out")],
     "combine_np_all": [("step3_masks", _COMBINE_LOOP, "    return np.all(tables, axis=0)")],
     "softmax_float32_cast": [("step4_softmax", _SOFTMAX_RETURN, _SOFTMAX_RETURN.replace(")  #", ").astype(np.float32)  #"))],
+    # the modern track: a right function wrapped by a wrong one, so that the slip survives edits of the reference
+    "cache_bytes_k_only": [("step11_gqa", "def kv_cache_bytes(", _wrapped(
+        "kv_cache_bytes", 'n_layer, n_kv_head, d_head, n_ctx, dtype="float16"', "(n_layer, n_kv_head, d_head, n_ctx, dtype) // 2"))],
+    "rope_frequencies_reversed": [("step12_rope", "def rope_frequencies(", _wrapped(
+        "rope_frequencies", "d_head, base=10000.0", "(d_head, base)[::-1]"))],
 }
 
 SUBMISSIONS = [*CATALOGUE, *OUTSIDE, STUBS]

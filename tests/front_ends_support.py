@@ -19,15 +19,14 @@ from pathlib import Path
 from attnkit import cli, manifest
 from attnkit.cases import cases_for
 from attnkit.mistakes import catalogue
-from attnkit.nbgrader_course import ASSIGNMENT
 from attnkit.nbgrader_course.runtime_folder import FOLDER
-from attnkit.nbgrader_course.notebook import EXTENSION, step_code
+from attnkit.nbgrader_course.notebook import TRACKS, step_code
 from attnkit.paths import EXERCISES_DIR
 from attnkit_runtime.status import Status
 from test_nbgrader_course import code_cell
 
 FRONT_ENDS = ("checkout", "release", "notebook", "grade")
-NOTEBOOKS = {"core": ASSIGNMENT, "extension": EXTENSION}
+NOTEBOOKS = {track: assignment for assignment, track in TRACKS.items()}  # every track: {"core": "attention", …}
 RESULTS_ENV = "ATTNKIT_AGREE_RESULTS"
 RESULTS_PLUGIN = f'''"""Writes each test's outcome, its case and its failure text as one JSON line to ${RESULTS_ENV}."""
 import json

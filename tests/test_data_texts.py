@@ -102,6 +102,15 @@ def test_a_step_title_missing_a_language_is_refused_and_listed(fresh_catalogues)
         manifest.steps()
 
 
+def test_a_track_without_its_title_is_listed_and_refused_where_a_front_end_names_it(fresh_catalogues):
+    data = json.loads(json.dumps(manifest._load()))
+    del data["tracks"]["modern"]
+    fresh_catalogues.setattr(manifest, "_load", lambda: data)
+    assert manifest.text_gaps() == ["tracks: modern: no en and no zh text (write it as {en: \"...\", zh: \"...\"})"]
+    with pytest.raises(ValueError, match=r"track 'modern' has no title under `tracks:`"):
+        manifest.track_title("modern")
+
+
 def test_one_english_text_reads_the_same_in_chinese_wherever_it_is_used():
     """Hidden concepts are deduplicated per language: that gives the same list in both only if a concept
     (or hint) written twice is translated the same way twice, and two different ones differently."""

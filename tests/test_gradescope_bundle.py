@@ -6,6 +6,7 @@ submission ROOT/submission is filled and run_autograder writes ROOT/results/resu
 against Gradescope's documented format (gradescope-autograders.readthedocs.io, "Autograder
 Specifications"). Needs root (Gradescope runs both scripts as root) and `unzip`.
 """
+import contextlib
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from attnkit import cases, manifest, rubric
 from attnkit.grader import gradescope_run
 from attnkit.grader.bench import copy_solutions
 from attnkit.grader.gradescope_run import LayoutError, submission_path
+from attnkit.grader.plan import Plan
 from attnkit.paths import SOLUTIONS_DIR
 from grading_support import case_points_of, gradescope_texts, gradescope_visible, notebook, plan, run_cli
 
@@ -59,12 +61,12 @@ def assert_gradescope_schema(results):
         assert all(isinstance(tag, str) for tag in test.get("tags", []))
 
 
-def assert_graded(results, score):
-    """A full grade of the core (the assignment the bundle grades): every case a test, hidden ones
-    after publication, `score` in total."""
+def assert_graded(results, score, track="core"):
+    """A full grade of `track` (the assignment the bundle grades: the core unless made with --track):
+    every case a test, hidden ones after publication, `score` in total."""
     assert_gradescope_schema(results)
     scored = [t for t in results["tests"] if "score" in t]
-    assert {t["name"] for t in scored} == {c.name for c in cases.all_cases() if c.step.track == "core"}
+    assert {t["name"] for t in scored} == {c.name for c in cases.all_cases() if c.step.track == track}
     for test in scored:
         assert test["visibility"] == ("after_published" if test["name"] in HIDDEN else "visible"), test["name"]
     assert abs(results["score"] - score) < 1e-4
@@ -140,26 +142,64 @@ def test_a_known_mistake_loses_its_cases_and_is_named(autograder_root, tmp_path)
     assert any("scale_by_d" in t.get("tags", []) for t in results["tests"])
 
 
-def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autograder_root, tmp_path):
-    bundle = tmp_path / "zh.zip"
-    done = run_cli("gradescope-bundle", str(bundle), "--lang", "zh")
+@contextlib.contextmanager
+def baked_run_autograder(root, tmp_path, option, value):
+    """The run_autograder of a bundle made with `option value` in place of the fixture's while the block runs;
+    yields (that run_autograder's text, the fixture's)."""
+    bundle = tmp_path / f"{value}.zip"
+    done = run_cli("gradescope-bundle", str(bundle), option, value)
     assert done.returncode == 0, done.stderr
     with zipfile.ZipFile(bundle) as zf:
         baked = zf.read("run_autograder").decode("utf-8")
-    plain = (autograder_root / "source" / "run_autograder").read_text(encoding="utf-8")
-    exported = re.compile(r"^export ATTNKIT_LANG=(en|zh)  # attnkit gradescope-bundle: --lang or \$ATTNKIT_LANG\n", re.M)
-    assert exported.findall(baked) == ["zh"]  # the fixture's bundle has the tests' ATTNKIT_LANG=en (conftest)
-    assert exported.sub("", baked) == exported.sub("", plain)
-    original = autograder_root / "run_autograder"
+    original = root / "run_autograder"
     kept = original.read_text(encoding="utf-8")
     original.write_text(baked, encoding="utf-8")
     try:
-        buggy = copy_solutions(tmp_path / "buggy", ("step2_scores.py", "kq / math.sqrt(d_h)", "kq / d_h"))
-        results = run_autograder(autograder_root, step_files(buggy))
+        yield baked, (root / "source" / "run_autograder").read_text(encoding="utf-8")
     finally:
         original.write_text(kept, encoding="utf-8")
+
+
+def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autograder_root, tmp_path):
+    with baked_run_autograder(autograder_root, tmp_path, "--lang", "zh") as (baked, plain):
+        buggy = copy_solutions(tmp_path / "buggy", ("step2_scores.py", "kq / math.sqrt(d_h)", "kq / d_h"))
+        results = run_autograder(autograder_root, step_files(buggy))
+    exported = re.compile(r"^export ATTNKIT_LANG=(en|zh)  # attnkit gradescope-bundle: --lang or \$ATTNKIT_LANG\n", re.M)
+    assert exported.findall(baked) == ["zh"]  # the fixture's bundle has the tests' ATTNKIT_LANG=en (conftest)
+    assert exported.sub("", baked) == exported.sub("", plain)
     assert "每一步单独评分" in results["output"]
     assert any("可能的错误：" in t["output"] and "lessons/zh/step2_scores.md#scale" in t["output"] for t in results["tests"])
+
+
+# Appended to step 11's file: kv_cache_bytes counts the cache of K only.
+K_AND_V_ONCE = """
+
+_whole_cache_bytes = kv_cache_bytes
+
+
+def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
+    return _whole_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype) // 2
+"""
+
+
+def test_track_modern_is_baked_into_run_autograder_and_grades_the_modern_track(autograder_root, tmp_path):
+    """`--track modern`: the same zip but for run_autograder's track line; it grades steps 10–13 out of 100."""
+    with baked_run_autograder(autograder_root, tmp_path, "--track", "modern") as (baked, plain):
+        right = run_autograder(autograder_root, step_files(SOLUTIONS_DIR))
+        files = step_files(SOLUTIONS_DIR)
+        files["step11_gqa.py"] += K_AND_V_ONCE
+        wrong = run_autograder(autograder_root, files)
+        core_only = run_autograder(autograder_root, {name: text for name, text in step_files(SOLUTIONS_DIR).items()
+                                                     if manifest.step(name.removesuffix(".py")).track == "core"})
+    exported = re.compile(r"^export ATTNKIT_TRACK=(\w+)  # attnkit gradescope-bundle --track: the assignment graded\n", re.M)
+    assert exported.findall(plain) == ["core"] and exported.findall(baked) == ["modern"]
+    assert exported.sub("", baked) == exported.sub("", plain)
+    assert_graded(right, 100.0, "modern")
+    lost = sum(p.points for p in Plan("modern").cases if (p.case.step.module, p.case.function) == ("step11_gqa", "kv_cache_bytes"))
+    assert 0 < lost < 25
+    assert_graded(wrong, 100.0 - lost, "modern")
+    assert core_only["score"] == 0.0 and {t["name"] for t in core_only["tests"] if "score" in t} == {
+        c.name for c in cases.all_cases() if c.step.track == "modern"}
 
 
 def test_a_crashing_and_a_broken_file_cost_only_their_steps(autograder_root):

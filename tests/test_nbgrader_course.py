@@ -20,12 +20,12 @@ from attnkit import cli, manifest, mistakes, rubric, stubs
 from attnkit.cases import cases_for
 from attnkit.nbgrader_course import ASSIGNMENT, build
 from attnkit_runtime import notebook as runtime
-from attnkit.nbgrader_course.notebook import EXTENSION
-from attnkit.nbgrader_course.notebook import step_code, steps_data
+from attnkit.nbgrader_course.notebook import EXTENSION, MODERN, TRACKS, step_code, steps_data
 from attnkit.nbgrader_course.runtime_folder import FOLDER
 from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
 from attnkit.release import runtime_sources
 
+ASSIGNMENTS = tuple(TRACKS)  # one per track: attention, attention_extension, attention_modern
 STEPS = manifest.steps("core")
 
 
@@ -109,18 +109,18 @@ def test_writes_config_notebook_and_hidden_cases(course):
         assert line in config
     lessons = [p.relative_to(LESSONS_DIR.parent).as_posix() for p in LESSONS_DIR.rglob("*.md")]
     assert sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file()) == sorted([
-        "feedback_templates/attnkit_feedback.html.j2", "hidden_tests/attention.json",
-        "hidden_tests/attention_extension.json", "jupyter/kernels/attnkit-barrier/kernel.json", "nbgrader_config.py",
-        "source/attention/attention.ipynb",
-        "source/attention_extension/attention_extension.ipynb",
-        *(f"source/{assignment}/shape_checks.py" for assignment in (ASSIGNMENT, EXTENSION)),
-        *(f"source/{assignment}/{lesson}" for assignment in (ASSIGNMENT, EXTENSION) for lesson in lessons),
-        *(f"source/{assignment}/{FOLDER}/{name}" for assignment in (ASSIGNMENT, EXTENSION)
+        "feedback_templates/attnkit_feedback.html.j2", "jupyter/kernels/attnkit-barrier/kernel.json", "nbgrader_config.py",
+        *(f"hidden_tests/{assignment}.json" for assignment in ASSIGNMENTS),
+        *(f"source/{assignment}/{assignment}.ipynb" for assignment in ASSIGNMENTS),
+        *(f"source/{assignment}/shape_checks.py" for assignment in ASSIGNMENTS),
+        *(f"source/{assignment}/{lesson}" for assignment in ASSIGNMENTS for lesson in lessons),
+        *(f"source/{assignment}/{FOLDER}/{name}" for assignment in ASSIGNMENTS
           for name in [*(p.name for p in runtime_sources()), f"data/{assignment}.json"])])
+    assert ASSIGNMENTS == (ASSIGNMENT, EXTENSION, MODERN)
 
 
 def test_the_runtime_folder_is_the_learner_runtime_file_for_file(course):
-    for assignment in (ASSIGNMENT, EXTENSION):
+    for assignment in ASSIGNMENTS:
         for path in runtime_sources():
             assert (course / "source" / assignment / FOLDER / path.name).read_bytes() == path.read_bytes()
 
@@ -298,32 +298,39 @@ def test_a_result_of_the_wrong_shape_is_judged_not_crashed_on(course, source, mo
     assert "expected shape" in printed and f"0 of {public} public checks passed, 0 of {hidden} hidden" in printed
 
 
-EXTENSION_STEPS = manifest.steps("extension")
-
-
 @pytest.fixture
 def extension(course):
     return json.loads((course / "source" / EXTENSION / f"{EXTENSION}.ipynb").read_text(encoding="utf-8"))
 
 
-def test_the_extension_is_its_own_assignment_on_working_earlier_steps(extension):
-    ids = [meta(c).get("grade_id") for c in extension["cells"] if c["cell_type"] == "code"]
+@pytest.fixture(params=[EXTENSION, MODERN])
+def optional_track(request, course):
+    """(assignment, its steps, its instructor's notebook) of each track after the core."""
+    assignment = request.param
+    notebook = json.loads((course / "source" / assignment / f"{assignment}.ipynb").read_text(encoding="utf-8"))
+    return assignment, manifest.steps(TRACKS[assignment]), notebook
+
+
+def test_each_optional_track_is_its_own_assignment_on_working_earlier_steps(optional_track):
+    assignment, steps, notebook = optional_track
+    ids = [meta(c).get("grade_id") for c in notebook["cells"] if c["cell_type"] == "code"]
     assert ids == ["shape_checks", "attnkit_checks", "earlier_steps",
-                   *[x for s in EXTENSION_STEPS for x in (s.module, f"test_{s.module}")], "attnkit_progress"]
-    earlier = code_cell(extension, "earlier_steps")
+                   *[x for s in steps for x in (s.module, f"test_{s.module}")], "attnkit_progress"]
+    earlier = code_cell(notebook, "earlier_steps")
     assert (meta(earlier)["locked"], meta(earlier)["points"], meta(earlier)["solution"]) == (True, 0, False)
     assert "def attention(" in earlier["source"] and stubs.BEGIN not in earlier["source"]
-    assert sum(meta(c).get("points", 0) for c in extension["cells"]) == 100
-    assert f"_ak.configure({EXTENSION!r}," in code_cell(extension, "attnkit_checks")["source"]
+    assert sum(meta(c).get("points", 0) for c in notebook["cells"]) == 100
+    assert f"_ak.configure({assignment!r}," in code_cell(notebook, "attnkit_checks")["source"]
 
 
-def test_the_extension_notebook_passes_everything_and_its_stubs_stop_at_each_step(course, extension, monkeypatch):
-    assert_every_check_passed(run_cells(extension, course / "source" / EXTENSION, monkeypatch), EXTENSION_STEPS)
-    nb = json.loads(json.dumps(extension))
-    for step in EXTENSION_STEPS:
+def test_each_optional_notebook_passes_everything_and_its_stubs_stop_at_each_step(course, optional_track, monkeypatch):
+    assignment, steps, notebook = optional_track
+    assert_every_check_passed(run_cells(notebook, course / "source" / assignment, monkeypatch), steps)
+    nb = json.loads(json.dumps(notebook))
+    for step in steps:
         code_cell(nb, step.module)["source"] = stubs.strip_solutions(step_code(step), step)
-    outcome = run_cells(nb, course / "source" / EXTENSION, monkeypatch)
-    for step in EXTENSION_STEPS:
+    outcome = run_cells(nb, course / "source" / assignment, monkeypatch)
+    for step in steps:
         assert str(outcome[f"test_{step.module}"][1]).startswith(f"Step {step.number} ({step.module}.")
 
 

@@ -149,6 +149,37 @@ def released_course(tmp_path_factory, assignment="attention"):
             nbformat.read(root / f"release/{assignment}/{assignment}.ipynb", as_version=4))
 
 
+def graded_track(root, assignment, submitted):
+    """{student: grades.csv row}: each of `submitted` {student: notebook} handed in as
+    submitted/<student>/<assignment>/<assignment>.ipynb, then nbgrader autograde and export."""
+    for student, nb in submitted.items():
+        path = root / "submitted" / student / assignment / f"{assignment}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    nbgrader("autograde", assignment, cwd=root)
+    nbgrader("export", cwd=root)
+    with open(root / "grades.csv", newline="") as f:
+        return {row["student_id"]: row for row in csv.DictReader(f)}
+
+
+def assert_scores_out_of_the_tracks_100(course, assignment, track, expected, student, module):
+    """The exported scores are `expected` {student: score, or None: partial}, each out of the track's 100;
+    `student`'s partial credit, lost in `module` only, is what `attnkit grade --track` gives its notebook."""
+    rows = course["rows"]
+    scores = {s: float(r["score"]) for s, r in rows.items()}
+    assert {s: v for s, v in scores.items() if expected[s] is not None} == {s: v for s, v in expected.items() if v is not None}
+    path = course["root"] / "submitted" / student / assignment / f"{assignment}.ipynb"
+    graded = run([sys.executable, "-m", "attnkit.cli", "grade", "--track", track, "--json", str(path),
+                  "--call-seconds", "30", "--submission-seconds", "300"], course["root"])  # no timeout on a busy machine
+    (line,) = [line for line in graded.stdout.splitlines() if line.startswith("{")]
+    points = rubric.step_points(track)[module]
+    kept = sum(t["score"] for t in json.loads(line)["tests"] if t["step"] == module)
+    assert 0 < kept < points  # partial credit, the same in both
+    assert round(scores[student], 4) == round(100.0 - points + kept, 4)
+    assert {r["assignment"] for r in rows.values()} == {assignment}
+    assert {float(r["max_score"]) for r in rows.values()} == {100.0}
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root, source, release = released_course(tmp_path_factory)

@@ -21,18 +21,18 @@ from attnkit.paths import EXERCISES_DIR, ROOT, SOLUTIONS_DIR
 N_PUBLIC = len(cases_for(visibility="public"))
 CORE = [s.module for s in manifest.steps("core")]
 OPTIONAL = [s for s in manifest.steps() if s.track != "core"]  # every step after the core, whatever its track
-SPAN = f"{OPTIONAL[0].number}–{OPTIONAL[-1].number}"
+TRACKS = {s.track: [t for t in OPTIONAL if t.track == s.track] for s in OPTIONAL}  # each optional track's steps
 N_CORE = sum(len(cases_for(module, "public")) for module in CORE)
 N_OPTIONAL = N_PUBLIC - N_CORE
 STUB_TEXT = "is not written yet: replace this raise with your code"  # every stub's NotImplementedError
 # What the ladder prints in each language (the row's mark of an unstarted optional step, its last line…)
 LADDER = {"en": SimpleNamespace(header="attnkit progress", not_written="not written yet",
                                 optional_row="optional, not started (skipped)", last="Read lessons/en/",
-                                optional=f"Steps {SPAN} (after the core) are optional",
+                                optional="The steps after the core are optional",
                                 skipped="step {n} is optional (after the core) and not started, so its tests are skipped. "
                                         "To start it, write your code in exercises/{file}"),
           "zh": SimpleNamespace(header="attnkit 进度", not_written="还没有写", optional_row="选做，未开始（已跳过）",
-                                last="先读 lessons/zh/", optional=f"第 {SPAN} 步（核心部分之后）是选做的",
+                                last="先读 lessons/zh/", optional="核心部分之后的步骤是选做的",
                                 skipped="第 {n} 步是核心部分之后的选做内容，还没有开始，所以跳过它的测试。要开始，就在 exercises/{file} 里写你的代码")}
 
 
@@ -78,12 +78,14 @@ def test_untouched_stubs_fail_the_core_once_each_skip_the_extension_and_end_on_t
                             rf"{STUB_TEXT}.*", section.removeprefix("exercises/")), section
     assert out.count(STUB_TEXT) == N_CORE + 1, "the stub's text: once per failing test, once in the ladder's next step"
     assert "src/attnkit" not in out, "a traceback reached into the kit"
-    assert len(out.splitlines()) <= 3 * N_CORE + 40, len(out.splitlines())  # was 406 lines
+    assert len(out.splitlines()) <= 3 * N_CORE + 39 + len(TRACKS), len(out.splitlines())  # was 406 lines; a line per optional track
     assert_ladder_last(out, lang, LADDER[lang].last)
     if lang == "en":
         assert "Next: exercises/step1_projection.py" in out
         assert "no function is written yet, so these failures are expected. Start with step 1" in out
-        assert f"(steps {SPAN}, after the core, are optional: shown once the core is done)" in out
+        waits = "After the core, optional, each graded on its own 100 points (shown once the core is done):\n" + "".join(
+            f"    steps {steps[0].number}–{steps[-1].number}: {steps[0].track_title['en']}\n" for steps in TRACKS.values())
+        assert waits in out, out
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -98,6 +100,9 @@ def test_a_finished_core_is_a_green_run_the_optional_steps_skipped_with_how_to_s
         row = re.search(rf"^  .* {step.module} +0/{count} +(.*)$", out, flags=re.M)
         assert row and row.group(1) == LADDER[lang].optional_row, out
     assert LADDER[lang].optional in out and "exercises/step7_layer.py" in out.split(LADDER[lang].optional)[1], out
+    for steps in TRACKS.values():  # each optional track's rows come under its title
+        heading = re.search(rf"^  {re.escape(steps[0].track_title[lang])}.*\n.* {steps[0].module} ", out, flags=re.M)
+        assert heading, (steps[0].track, out)
     lines = out.rstrip().splitlines()
     assert_ladder_last(out, lang, lines[-1].strip())  # after the counts; it ends on what the hidden tests check
     assert lines[-1].startswith("  ") and lines.index(next(l for l in lines if l.startswith(LADDER[lang].header))) > \
@@ -116,8 +121,8 @@ def test_an_optional_step_runs_once_its_code_changes_not_for_a_comment(tmp_path)
     assert code == 1, out
     failed = re.findall(r"^FAILED (\S+)", out, flags=re.M)
     assert failed and all("test_step8_kv_cache.py" in nodeid for nodeid in failed), out
-    skipped = dict((int(n), step) for n, step in re.findall(r"^SKIPPED \[(\d+)\] .*: step (\d) is optional", out, flags=re.M))
-    assert sorted(skipped.values()) == ["7", "9"], out
+    skipped = {int(step) for step in re.findall(r"^SKIPPED \[\d+\] .*: step (\d+) is optional", out, flags=re.M)}
+    assert skipped == {s.number for s in OPTIONAL} - {8}, out
     assert re.search(r"^  step 8  step8_kv_cache +\d/\d +(in progress|not started) +<- next", out, flags=re.M), out
     assert "Next: exercises/step8_kv_cache.py" in out
 

@@ -123,6 +123,18 @@ def test_release_ships_the_lessons_of_both_languages_as_they_are(release_dir):
     assert {name.split("/")[0] for name in kit} >= set(lessons.LANGUAGES)
 
 
+def test_the_readmes_name_each_optional_track_by_its_steps_and_title(release_dir):
+    readmes = {"en": (release_dir / "README.md").read_text(encoding="utf-8"),
+               "zh": (release_dir / "README.zh.md").read_text(encoding="utf-8")}
+    rows = {"en": "- steps {first}–{last}: {title}\n", "zh": "- 第 {first}–{last} 步：{title}\n"}
+    for track in manifest.tracks()[1:]:
+        steps = manifest.steps(track)
+        for lang, text in readmes.items():
+            row = rows[lang].format(first=steps[0].number, last=steps[-1].number, title=manifest.track_title(track)[lang])
+            assert row in text, (lang, row)
+    assert "Steps 1–6 are the core." in readmes["en"] and "第 1–6 步是核心。" in readmes["zh"]
+
+
 def test_release_refuses_a_kit_without_its_lessons(tmp_path):
     """Its "read:" links would point nowhere: a kit root holding solutions/ but no lessons/ writes nothing."""
     shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")
@@ -486,7 +498,9 @@ def test_a_finished_core_is_green_in_the_release_with_the_extension_skipped_in_c
     for step in optional:
         assert (f"第 {step.number} 步是核心部分之后的选做内容，还没有开始，所以跳过它的测试。要开始，就在 exercises/{step.filename} "
                 "里写你的代码") in out, out
-    assert f"第 {optional[0].number}–{optional[-1].number} 步（核心部分之后）是选做的" in out and "选做，未开始（已跳过）" in out, out
+    assert "核心部分之后的步骤是选做的" in out and "选做，未开始（已跳过）" in out, out
+    for track in dict.fromkeys(s.track for s in optional):  # each optional track under its title, worded in Chinese
+        assert f"  {manifest.track_title(track)['zh']}（选做，单独按 100 分评分）\n" in out, (track, out)
 
 
 def test_bare_pytest_at_the_top_of_the_release_runs_the_exercises(student_venv):

@@ -1,8 +1,9 @@
 """Tracks: the core (steps 1–6), the extension (7–9) and the modern track (10–13) are separate 100-point
 assignments.
 
-`attnkit grade` grades the core unless told `--track extension`; `attnkit verify` checks both; the
-ladder shows the extension once the core is done; a track whose steps' points do not total 100 is refused.
+`attnkit grade` grades the core unless told `--track extension` or `--track modern`; `attnkit verify`
+checks every track; the ladder shows the optional tracks, each under its title (the manifest's `tracks:`),
+once the core is done; a track whose steps' points do not total 100 is refused.
 """
 import json
 from decimal import Decimal
@@ -17,6 +18,7 @@ from attnkit.grader.grade import grade_submission
 from attnkit.grader import submission
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import SandboxRunner
+from attnkit.grader.sandbox_types import Limits
 from attnkit.paths import DATA_DIR, EXERCISES_DIR, SOLUTIONS_DIR
 from grading_support import assert_spec_shape, run_cli
 
@@ -65,19 +67,42 @@ def test_an_unknown_track_is_named():
         manifest.steps("bonus")
 
 
+GENEROUS = ("--call-seconds", "30", "--submission-seconds", "300")  # no honest call times out on a busy machine
+GENEROUS_LIMITS = Limits(call_seconds=30.0, submission_seconds=300.0)  # the same, for a SandboxRunner
+
+
+def _graded_track(track, *options):
+    """(solutions' grade, stubs' grade) in `track`, each checked for its shape and its track's steps."""
+    done = run_cli("grade", str(SOLUTIONS_DIR), str(EXERCISES_DIR), "--json", "--track", track, "--jobs", "2", *options)
+    assert done.returncode == 0, done.stderr
+    grades = {g["submission"]: g for g in map(json.loads, done.stdout.splitlines())}
+    for g in grades.values():
+        assert_spec_shape(g)
+        assert {t["step"] for t in g["tests"]} == {s.module for s in manifest.steps(track)} and g["max_score"] == 100.0
+    return grades[str(SOLUTIONS_DIR)], grades[str(EXERCISES_DIR)]
+
+
 def test_grade_defaults_to_the_core_and_grades_the_extension_on_request():
     core = run_cli("grade", str(SOLUTIONS_DIR), "--json")
-    extension = run_cli("grade", str(SOLUTIONS_DIR), str(EXERCISES_DIR), "--json", "--track", "extension", "--jobs", "2")
-    assert core.returncode == 0 and extension.returncode == 0, core.stderr + extension.stderr
+    assert core.returncode == 0, core.stderr
     core_grade = json.loads(core.stdout)
     assert {t["step"] for t in core_grade["tests"]} == set(CORE) and core_grade["score"] == 100.0
-    grades = {g["submission"]: g for g in map(json.loads, extension.stdout.splitlines())}
-    solutions, stubs = grades[str(SOLUTIONS_DIR)], grades[str(EXERCISES_DIR)]
-    for g in (solutions, stubs):
-        assert_spec_shape(g)
-        assert {t["step"] for t in g["tests"]} == set(EXTENSION) and g["max_score"] == 100.0
+    solutions, stubs = _graded_track("extension", *GENEROUS)
     assert solutions["score"] == 100.0 and stubs["score"] == 0.0
     assert all("not written yet" in t["output"] for t in stubs["tests"])
+
+
+def test_every_track_has_a_title_in_both_languages_and_the_modern_one_is_the_courses():
+    assert all(set(manifest.track_title(track)) == {"en", "zh"} for track in manifest.tracks())
+    assert manifest.track_title("modern") == {"en": "After GPT-2: how today's engines compute attention",
+                                              "zh": "GPT-2 之后：今天的引擎怎样算注意力"}
+    assert manifest.step("step12_rope").track_title == manifest.track_title("modern")
+
+
+def test_grade_grades_the_modern_track_on_request():
+    solutions, stubs = _graded_track("modern", *GENEROUS)
+    assert solutions["score"] == 100.0 and stubs["score"] == 0.0
+    assert sum(t["max_score"] for t in solutions["tests"] if t["step"] == "step13_backward") == pytest.approx(25.0)
 
 
 def test_a_core_only_submission_gets_full_core_marks(tmp_path):
@@ -93,7 +118,7 @@ def test_a_step7_mistake_costs_extension_points_only_and_is_named(tmp_path):
                                              "return X.reshape(*X.shape[:-2], n_head, T, D // n_head)"))
     sub = submission.read(folder)
     assert grade_submission(Plan(), SandboxRunner(), sub).score == 100.0
-    graded = grade_submission(Plan("extension"), SandboxRunner(), sub)
+    graded = grade_submission(Plan("extension"), SandboxRunner(GENEROUS_LIMITS), sub)
     failed = [t for t in graded.tests if t.status != "passed"]
     assert failed and {t.step for t in failed} == {"step7_layer"}
     assert graded.diagnoses == ["heads_split_without_transpose"]
@@ -109,9 +134,22 @@ def test_the_ladder_shows_the_extension_once_the_core_is_done():
 
     steps, hidden = manifest.steps(), {}
     waiting = ladder.render(tallies(core_done=False), steps, hidden)
-    assert "step7_layer" not in waiting and "are optional: shown once the core is done" in waiting and "step4_softmax.py" in waiting
+    assert "step7_layer" not in waiting and "(shown once the core is done):" in waiting and "step4_softmax.py" in waiting
     ready = ladder.render(tallies(core_done=True), steps, hidden)
     assert "step7_layer" in ready and "Next: exercises/step7_layer.py" in ready
+
+
+def test_the_ladder_waits_with_each_optional_track_named_then_shows_the_modern_steps_under_its_title():
+    tallies = {m: ladder.StepTally(passed=3) for m in CORE} | {m: ladder.StepTally(skipped=2) for m in EXTENSION + MODERN}
+    tallies["step2_scores"] = ladder.StepTally(passed=1, failed=1, first_failure="x")
+    waiting = ladder.render(tallies, manifest.steps(), {})
+    assert "    steps 7–9: Beyond one head" in waiting and \
+        "    steps 10–13: After GPT-2: how today's engines compute attention" in waiting and "step10_tiled" not in waiting
+    tallies["step2_scores"] = ladder.StepTally(passed=2)
+    tallies["step11_gqa"] = ladder.StepTally(passed=1, failed=2, first_failure="y")
+    ready = ladder.render(tallies, manifest.steps(), {}).splitlines()
+    heading = ready.index("  After GPT-2: how today's engines compute attention (optional, graded on its own 100 points)")
+    assert ready[heading + 1].startswith("  step 10 step10_tiled ") and "Next: exercises/step11_gqa.py" in "\n".join(ready)
 
 
 def test_the_hidden_concepts_wrap_to_the_terminals_columns_in_either_language(monkeypatch):
@@ -138,5 +176,15 @@ def test_the_extension_notebook_of_the_course_scores_100_in_its_track(tmp_path):
 
     path = tmp_path / "attention_extension.ipynb"
     path.write_text(json.dumps(notebook.source_notebook("digest", assignment=notebook.EXTENSION)), encoding="utf-8")
-    graded = grade_submission(Plan("extension"), SandboxRunner(), submission.read(str(path)))
+    graded = grade_submission(Plan("extension"), SandboxRunner(GENEROUS_LIMITS), submission.read(str(path)))
     assert graded.score == 100.0 and {t.step for t in graded.tests} == set(EXTENSION)
+
+
+def test_the_modern_notebook_of_the_course_scores_100_in_its_track(tmp_path):
+    """`attnkit grade --track modern` reads the modern track's nbgrader notebook by the same cell convention."""
+    from attnkit.nbgrader_course import notebook
+
+    path = tmp_path / "attention_modern.ipynb"
+    path.write_text(json.dumps(notebook.source_notebook("digest", assignment=notebook.MODERN)), encoding="utf-8")
+    graded = grade_submission(Plan("modern"), SandboxRunner(GENEROUS_LIMITS), submission.read(str(path)))
+    assert graded.score == 100.0 and {t.step for t in graded.tests} == set(MODERN)

@@ -15,8 +15,9 @@ def register(sub):
     p = sub.add_parser("grade", help="grade submissions with every case, public and hidden, in a sandbox")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a folder shaped like exercises/, or an .ipynb")
     p.add_argument("--track", default=manifest.DEFAULT_TRACK, choices=manifest.tracks(),
-                   help="the assignment to grade, each worth 100 points: core (steps 1–6, the default) or "
-                        "extension (steps 7 on)")
+                   help="the assignment to grade, each worth 100 points: " + ", ".join(
+                       f"{track} (steps {manifest.steps(track)[0].number}–{manifest.steps(track)[-1].number})"
+                       for track in manifest.tracks()) + f"; default {manifest.DEFAULT_TRACK}")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per submission per line (docs/CONTRACT.md)")
     p.add_argument("--csv", metavar="FILE", help="write a gradebook: a row per student (with --roster, every roster "

@@ -2,6 +2,7 @@
 import os
 import sys
 
+from . import manifest
 from .cli import add_lang_option
 
 
@@ -9,6 +10,9 @@ def register(sub):
     p = sub.add_parser("gradescope-bundle", help="write the Gradescope autograder zip (setup.sh, run_autograder, "
                                                  "the kit, the hidden cases, the solutions)")
     p.add_argument("zip", metavar="FILE.zip", help="where to write the zip")
+    p.add_argument("--track", default=manifest.DEFAULT_TRACK, choices=manifest.tracks(),
+                   help=f"the assignment the bundle grades, out of its own 100 points (default: {manifest.DEFAULT_TRACK}); "
+                        "one Gradescope assignment per track")
     add_lang_option(p, "the students' feedback, written into run_autograder",
                     default="$ATTNKIT_LANG where the bundle is made, else the container's locale: "
                             "English on Gradescope")
@@ -20,7 +24,7 @@ def run(args):
     from .grader.gradescope_bundle import build
 
     try:
-        names = build(args.zip, args.lang or os.environ.get(ENVIRONMENT) or None)  # main set it from --lang
+        names = build(args.zip, args.lang or os.environ.get(ENVIRONMENT) or None, args.track)  # main set it from --lang
     except (ValueError, RuntimeError) as err:
         print(f"attnkit gradescope-bundle: {err}", file=sys.stderr)
         return 2

@@ -3,7 +3,9 @@ import sys
 from pathlib import Path
 
 from attnkit_runtime.i18n import LANGUAGES
+from . import manifest
 from .nbgrader_course import DEFAULT_TIMEOUT, build
+from .nbgrader_course.notebook import TRACKS
 from .nbgrader_course.runtime_folder import FOLDER
 
 FOLDERS = {"lessons": "the lessons, released beside the notebook",
@@ -11,12 +13,12 @@ FOLDERS = {"lessons": "the lessons, released beside the notebook",
 
 
 def register(sub):
-    p = sub.add_parser("nbgrader-course", help="write an nbgrader course directory: the assignments 'attention' "
-                                               "(the core) and 'attention_extension'",
+    p = sub.add_parser("nbgrader-course", help="write an nbgrader course directory: an assignment per track, "
+                                               f"{_assignments()}",
                        description="Write DIR/nbgrader_config.py, DIR/source/<assignment>/<assignment>.ipynb (with "
                                    "the folders lessons/ and attnkit_runtime/ beside it) and "
-                                   "DIR/hidden_tests/<assignment>.json for the assignments attention (steps 1–6) and "
-                                   "attention_extension (steps 7 on), and DIR/jupyter/kernels/attnkit-barrier/, the "
+                                   f"DIR/hidden_tests/<assignment>.json for the assignments {_assignments()}, "
+                                   "and DIR/jupyter/kernels/attnkit-barrier/, the "
                                    "kernel nbgrader runs each notebook in (inside bubblewrap: install it). Then, in "
                                    "DIR: nbgrader generate_assignment "
                                    "attention. See docs/NBGRADER.md.")
@@ -30,6 +32,12 @@ def register(sub):
                         "whatever the student's locale (ATTNKIT_LANG still switches). Default: both languages, "
                         "English then Chinese, the messages following ATTNKIT_LANG or the locale")
     p.set_defaults(func=run)
+
+
+def _assignments():
+    """ "attention (steps 1–6), attention_extension (steps 7–9), …": each track's assignment and steps."""
+    return ", ".join(f"{name} (steps {manifest.steps(track)[0].number}–{manifest.steps(track)[-1].number})"
+                     for name, track in TRACKS.items())
 
 
 def run(args):
@@ -50,6 +58,7 @@ def run(args):
             print(f"wrote {path}")
     for folder, name in sorted({(Path(*path.parts[:path.parts.index(name) + 1]), name) for path, name in in_folders.items()}):
         print(f"wrote {folder}/ ({FOLDERS[name]})")
-    print(f"next: cd {args.directory} && nbgrader generate_assignment attention "
-          "(and, when the class gets there, attention_extension)")
+    first, *later = TRACKS
+    print(f"next: cd {args.directory} && nbgrader generate_assignment {first} "
+          f"(and, when the class gets there, {' or '.join(later)})")
     return 0

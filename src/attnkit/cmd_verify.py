@@ -3,7 +3,7 @@
 
 def register(sub):
     p = sub.add_parser("verify", help="check the grader: solutions 100, stubs 0, every known mistake caught and named")
-    p.add_argument("--track", help="check only this track (default: every track), e.g. extension")
+    p.add_argument("--track", help="check only this track (default: every track), e.g. extension or modern")
     p.set_defaults(func=run)
 
 

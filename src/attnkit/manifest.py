@@ -38,6 +38,11 @@ class Step:
         return " · ".join(self.title[lang] for lang in LANGUAGES)
 
     @property
+    def track_title(self):
+        """The title of the step's track, {lang: text} (the manifest's `tracks:`)."""
+        return track_title(self.track)
+
+    @property
     def filename(self):
         return f"{self.module}.py"
 
@@ -71,6 +76,14 @@ def steps(track=None):
 def tracks():
     """Track names in the order their first steps come: ("core", "extension", "modern")."""
     return tuple(dict.fromkeys(s.track for s in _all_steps()))
+
+
+def track_title(track):
+    """`track`'s title, {lang: text} (the manifest's `tracks:`), for the front ends that name a track."""
+    titles = _load().get("tracks") or {}
+    if track not in titles:
+        raise ValueError(f"manifest.yaml: track {track!r} has no title under `tracks:` (docs/ADDING_A_STEP.md)")
+    return two_languages(f"tracks: {track}", titles[track])
 
 
 @lru_cache(maxsize=None)
@@ -107,7 +120,10 @@ def _points(number, raw):
 
 def text_gaps():
     """One line per step text missing a language: all of them, where loading stops at the first."""
-    return gaps(pair for k, raw in enumerate(_load()["steps"], start=1) for pair in _texts(k, raw))
+    titles, raws = _load().get("tracks") or {}, _load()["steps"]
+    named = dict.fromkeys(raw.get("track", DEFAULT_TRACK) for raw in raws)  # as tracks(), without loading the steps
+    return gaps([pair for k, raw in enumerate(raws, start=1) for pair in _texts(k, raw)]
+                + [(f"tracks: {track}", titles.get(track)) for track in named])
 
 
 def step(module):

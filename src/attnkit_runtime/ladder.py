@@ -1,7 +1,7 @@
 """The progress ladder printed at the end of `pytest exercises` and by `attnkit check`.
 
 Standard library only: the student release ships this file as it is. `steps` are objects with
-`number`, `module`, `filename`, `title`, `track` and `read` (where to read): the kit's manifest steps, or
+`number`, `module`, `filename`, `title`, `track`, `track_title` and `read` (where to read): the kit's manifest steps, or
 the release's stored copy. `hidden` maps a step module to the concepts only its hidden cases check, as
 {lang: [concept, …]} (attnkit.cases.hidden_concepts). Titles, links and concepts may be two-language
 texts: the ladder picks the learner's language when it is printed.
@@ -46,7 +46,7 @@ class StepTally:
 def render(tallies, steps, hidden, exercises_label="exercises", reference=False):
     """The ladder text for {step module: StepTally} (steps that ran no test are left out; steps of
     another track than the core, which are optional, are shown once every core step that ran is done,
-    an unstarted one marked so, with how to start).
+    under their track's title, an unstarted one marked so, with how to start).
 
     `reference`: the tests ran on the kit's reference solutions (--solutions), not a learner's code.
     """
@@ -60,7 +60,10 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
     ran = [s for s in ran if s not in waiting]
     lines = ["", say("ladder.header_reference" if reference else "ladder.header")]
     next_step = next((s for s in ran if not tallies[s.module].done), None)
-    for s in (s for s in steps if s in ran or (core_done and s in unstarted)):
+    shown = [s for s in steps if s in ran or (core_done and s in unstarted)]
+    for s in shown:
+        if s.track != CORE_TRACK and s is next(o for o in shown if o.track == s.track):
+            lines.append("  " + say("ladder.track_heading", title=pick(s.track_title)))
         t = tallies[s.module]
         mark = say("ladder.optional_not_started" if t.unstarted else "ladder.done" if t.done
                    else "ladder.not_started" if t.not_done == t.total else "ladder.in_progress")
@@ -68,11 +71,9 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
         lines.append("  " + say("ladder.step_row", number=s.number, module=s.module, passed=t.passed,
                                 total=t.total or t.skipped, mark=mark) + pointer)
     if waiting:
-        lines.append("  " + say("ladder.extension_waits", first=waiting[0].number, last=waiting[-1].number))
+        lines += ["  " + say("ladder.extension_waits"), *("    " + span for span in _spans(waiting))]
     elif unstarted:
-        optional = [s for s in steps if s.track != CORE_TRACK]
-        lines += ["", say("ladder.optional", first=optional[0].number, last=optional[-1].number, label=exercises_label,
-                          file=unstarted[0].filename)]
+        lines += ["", say("ladder.optional", label=exercises_label, file=unstarted[0].filename)]
     if not ran:
         return "\n".join(lines)
     if all(tallies[s.module].not_done == tallies[s.module].total for s in ran):
@@ -91,6 +92,16 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
                        concepts=say("ladder.concept_separator").join(concepts))
             lines += _wrapped(text)
     return "\n".join(lines)
+
+
+def _spans(steps):
+    """The tracks of `steps`, each as its span of step numbers and its title: ["steps 7–9: Beyond one
+    head: …", "steps 10–13: After GPT-2: …"]."""
+    tracks = {}
+    for s in steps:
+        tracks.setdefault(s.track, []).append(s)
+    return [say("ladder.optional_track", first=group[0].number, last=group[-1].number, title=pick(group[0].track_title))
+            for group in tracks.values()]
 
 
 def _wrapped(text, columns=COLUMNS):

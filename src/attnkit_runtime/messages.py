@@ -184,16 +184,19 @@ MESSAGES = {
     "ladder.in_progress": {"en": "in progress", "zh": "进行中"},
     "ladder.next_marker": {"en": "<- next", "zh": "<- 下一步"},
     "ladder.step_row": {
-        "en": "step {number}  {module:<18} {passed:>2}/{total:<2} {mark}",
-        "zh": "第 {number} 步  {module:<18} {passed:>2}/{total:<2} {mark}"},
+        "en": "step {number:<2} {module:<18} {passed:>2}/{total:<2} {mark}",
+        "zh": "第 {number:>2} 步  {module:<18} {passed:>2}/{total:<2} {mark}"},
     "ladder.extension_waits": {
-        "en": "(steps {first}–{last}, after the core, are optional: shown once the core is done)",
-        "zh": "（第 {first}–{last} 步是核心部分之后的选做内容，在核心部分完成后才显示）"},
+        "en": "After the core, optional, each graded on its own 100 points (shown once the core is done):",
+        "zh": "核心部分之后的选做内容，各自单独按 100 分评分（在核心部分完成后才显示）："},
+    "ladder.optional_track": {"en": "steps {first}–{last}: {title}", "zh": "第 {first}–{last} 步：{title}"},
+    "ladder.track_heading": {"en": "{title} (optional, graded on its own 100 points)",
+                             "zh": "{title}（选做，单独按 100 分评分）"},
     "ladder.optional_not_started": {"en": "optional, not started (skipped)", "zh": "选做，未开始（已跳过）"},
     "ladder.optional": {
-        "en": "Steps {first}–{last} (after the core) are optional: a step you have not started is skipped, so the "
+        "en": "The steps after the core are optional: a step you have not started is skipped, so the "
               "run is green without it. To start, write your code in {label}/{file}.",
-        "zh": "第 {first}–{last} 步（核心部分之后）是选做的：还没开始的步骤会被跳过，不做也是全绿。"
+        "zh": "核心部分之后的步骤是选做的：还没开始的步骤会被跳过，不做也是全绿。"
               "要开始，就在 {label}/{file} 里写你的代码。"},
     "ladder.first_run": {
         "en": "Every test that ran failed with NotImplementedError: no function is written yet, so these failures "

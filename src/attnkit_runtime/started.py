@@ -1,4 +1,4 @@
-"""Whether the learner has started an optional step (the extension's steps 7-9).
+"""Whether the learner has started an optional step (any step after the core: the extension, the modern track).
 
 A step is *not started* while its file holds the code of the stub as it was handed out: the same text, or
 the same Python syntax tree (comments, blank lines and layout do not count; any change of code, a

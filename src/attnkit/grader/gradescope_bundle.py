@@ -14,6 +14,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from .. import manifest
 from ..cases import hidden_cases_available
 from attnkit_runtime.i18n import ENVIRONMENT, check_language
 from ..paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
@@ -22,19 +23,22 @@ ENTRY_POINTS = ROOT / "autograder" / "gradescope"
 _KIT_FILES = ("pyproject.toml", "README.md", "src")
 
 
-def build(zip_path, lang=None):
-    """Write the zip at `zip_path`; return the names it holds. ValueError when the kit has no hidden cases.
+def build(zip_path, lang=None, track=manifest.DEFAULT_TRACK):
+    """Write the zip at `zip_path`; return the names it holds. ValueError when the kit has no hidden cases
+    or no track `track`.
 
     `lang` (en or zh): the language of the students' feedback, set in run_autograder (the command passes
     --lang, else $ATTNKIT_LANG); None leaves it to the container's locale (English on Gradescope's images).
+    `track`: the assignment run_autograder grades (one Gradescope assignment per track), out of its 100 points.
     """
+    manifest.steps(track)  # ValueError naming the tracks
     if not hidden_cases_available() or not SOLUTIONS_DIR.is_dir():
         raise ValueError(f"the bundle needs the hidden cases ({HIDDEN_CASES_DIR}) and the solutions "
                          f"({SOLUTIONS_DIR}): run it from a checkout of the kit")
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _build_wheel(Path(tmp))
         entries = [("setup.sh", ENTRY_POINTS / "setup.sh", 0o755),
-                   ("run_autograder", _run_autograder(Path(tmp), lang), 0o755),
+                   ("run_autograder", _run_autograder(Path(tmp), lang, track), 0o755),
                    (wheel.name, wheel, 0o644)]
         entries += [(f"autograder/cases/{p.name}", p, 0o644) for p in sorted(HIDDEN_CASES_DIR.glob("*.yaml"))]
         entries += [(f"solutions/{p.name}", p, 0o644) for p in sorted(SOLUTIONS_DIR.glob("*.py"))]
@@ -48,15 +52,19 @@ def build(zip_path, lang=None):
     return [name for name, _, _ in entries]
 
 
-def _run_autograder(tmp, lang):
-    """run_autograder, with `export ATTNKIT_LANG=<lang>` after its first line when `lang` is given."""
+TRACK_VARIABLE = "ATTNKIT_TRACK"  # run_autograder passes it on to gradescope_run
+
+
+def _run_autograder(tmp, lang, track):
+    """run_autograder, with `export ATTNKIT_TRACK=<track>` after its first line, and `export
+    ATTNKIT_LANG=<lang>` when `lang` is given."""
     source = ENTRY_POINTS / "run_autograder"
-    if lang is None:
-        return source
     shebang, rest = source.read_text(encoding="utf-8").split("\n", 1)
+    lines = [f"export {TRACK_VARIABLE}={track}  # attnkit gradescope-bundle --track: the assignment graded"]
+    if lang is not None:
+        lines.append(f"export {ENVIRONMENT}={check_language(lang)}  # attnkit gradescope-bundle: --lang or ${ENVIRONMENT}")
     baked = tmp / "run_autograder"
-    line = f"export {ENVIRONMENT}={check_language(lang)}  # attnkit gradescope-bundle: --lang or ${ENVIRONMENT}"
-    baked.write_text(f"{shebang}\n{line}\n{rest}", encoding="utf-8")
+    baked.write_text("\n".join([shebang, *lines, rest]), encoding="utf-8")
     return baked
 
 

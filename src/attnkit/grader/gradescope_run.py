@@ -1,6 +1,8 @@
 """What the Gradescope bundle's run_autograder runs: grade ROOT/submission into ROOT/results/results.json.
 
-    python -m attnkit.grader.gradescope_run ROOT        (ATTNKIT_ROOT=ROOT/source)
+    python -m attnkit.grader.gradescope_run ROOT [TRACK]        (ATTNKIT_ROOT=ROOT/source)
+
+TRACK (default core) is the assignment graded: `attnkit gradescope-bundle --track` bakes it into run_autograder.
 
 Gradescope gives each submission a throwaway container and runs this as root; where the container
 allows no user namespaces, bubblewrap cannot build the sandbox's barrier: `attnkit grade` is told
@@ -65,7 +67,7 @@ def staged(path, top, dest):
     return dest
 
 
-def main(root):
+def main(root, track=manifest.DEFAULT_TRACK):
     root = Path(root)
     results = root / "results" / "results.json"
     if os.geteuid() != 0:
@@ -81,9 +83,10 @@ def main(root):
         copy, journal = Path(tmp) / "submission", Path(tmp) / "journal"  # the journal: not beside results.json
         copy.mkdir()
         command = [sys.executable, "-m", "attnkit.cli", "grade", str(staged(path, root / "submission", copy)),
-                   "--gradescope", str(results), "--out", str(journal), "--allow-no-barrier", "--jobs", "1"]
+                   "--gradescope", str(results), "--out", str(journal), "--allow-no-barrier", "--jobs", "1",
+                   "--track", track]
         return subprocess.run(command, cwd=root).returncode
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(*sys.argv[1:3]))

@@ -8,7 +8,8 @@
                                            the public checks (runtime_folder.py)
     DIR/hidden_tests/attention.json        the hidden cases, read only by the test cells at grading
     DIR/source/attention_extension/…, DIR/hidden_tests/attention_extension.json
-                                           the same for the extension (steps 7 on), a separate assignment
+                                           the same for the extension (steps 7–9), a separate assignment;
+    DIR/source/attention_modern/…          and for the modern track (steps 10–13), another (notebook.TRACKS)
     DIR/feedback_templates/attnkit_feedback.html.j2   the feedback page: steps named, CJK fonts (feedback_page.py)
     DIR/jupyter/kernels/attnkit-barrier/kernel.json    the kernel nbgrader runs notebooks in: ipykernel inside
                                            bwrap, only the notebook's own folder writable (attnkit/nbgrader_kernel.py)

@@ -26,8 +26,15 @@ from . import texts
 from .runtime_folder import FOLDER
 
 ASSIGNMENT = "attention"
-EXTENSION = "attention_extension"
-TRACKS = {ASSIGNMENT: "core", EXTENSION: "extension"}  # one nbgrader assignment per track (docs/GRADING.md)
+
+
+def assignment_of(track):
+    """The nbgrader assignment of `track`: "attention" for the core, "attention_<track>" for the others."""
+    return ASSIGNMENT if track == manifest.DEFAULT_TRACK else f"{ASSIGNMENT}_{track}"
+
+
+TRACKS = {assignment_of(track): track for track in manifest.tracks()}  # one assignment per track (docs/GRADING.md)
+EXTENSION, MODERN = assignment_of("extension"), assignment_of("modern")
 CHECKS_CELL = "attnkit_checks"
 EARLIER_STEPS_CELL = "earlier_steps"
 PROGRESS_CELL = "attnkit_progress"
@@ -51,11 +58,22 @@ def solution_source(step, solutions_dir=SOLUTIONS_DIR):
     return stubs.rewrite_solution_blocks(step_code(step, solutions_dir), step.filename, keep_and_stub).rstrip("\n")
 
 
+def earlier_steps(track):
+    """The steps of other tracks that `track`'s steps import, directly or through each other, in order:
+    steps 1–6 for the extension and for the modern track, never another optional track's steps."""
+    needed, todo = set(), [m for s in manifest.steps(track) for m in s.depends_on]
+    while todo:
+        module = todo.pop()
+        if module not in needed:
+            needed.add(module)
+            todo += manifest.step(module).depends_on
+    return [s for s in manifest.steps() if s.module in needed and s.track != track]
+
+
 def earlier_steps_source(track, solutions_dir=SOLUTIONS_DIR):
-    """The reference code of the steps before `track`'s (markers dropped), for a locked cell: the
+    """The reference code of `earlier_steps(track)` (markers dropped), for a locked cell: the
     extension's notebook builds on working steps 1–6 whatever the learner's own core holds."""
-    earlier = [s for s in manifest.steps() if s.number < manifest.steps(track)[0].number]
-    code = "\n\n".join(step_code(s, solutions_dir) for s in earlier)
+    code = "\n\n".join(step_code(s, solutions_dir) for s in earlier_steps(track))
     return "\n".join(line for line in code.splitlines() if line.strip() not in (stubs.BEGIN, stubs.END))
 
 
@@ -147,7 +165,7 @@ def source_notebook(digest, solutions_dir=SOLUTIONS_DIR, assignment=ASSIGNMENT):
         _code("shape_checks", provided_source(), _provided("shape_checks")),
         _code(CHECKS_CELL, checks_source(assignment, digest), checks_meta),
     ]
-    if manifest.steps(track)[0].number > 1:
+    if earlier_steps(track):
         cells.append(_code(EARLIER_STEPS_CELL, earlier_steps_source(track, solutions_dir), _provided(EARLIER_STEPS_CELL)))
     for step in manifest.steps(track):
         worth = points[step.module]

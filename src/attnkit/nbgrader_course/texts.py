@@ -156,6 +156,50 @@ llama.cpp 的张量（GGML 的 `ne` 形状、扁平缓冲区、带填充的 `kq`
 它下面的测试单元格。
 """}}
 
+INTRO["modern"] = {"en": """# After GPT-2: how today's engines compute attention
+
+This assignment follows the one on a single head and is graded on its own 100 points, 25 per step. You
+will compute step 6's attention the way today's engines do: in blocks of keys with an online softmax
+(FlashAttention's loop), with fewer key/value heads than query heads (grouped-query attention, as in
+Llama), with rotary position embeddings turning `Q` and `K`, and backwards, from `dO` to `dQ, dK, dV`.
+
+| name | meaning | shape |
+|---|---|---|
+| `m`, `l`, `acc` | per query row: running maximum, running sum of `exp(S - m)`, unnormalised output | `[T_q]`, `[T_q]`, `[T_q, D_v]` |
+| `S_block`, `V_block` | one block of scaled scores (hidden entries `-inf`), its values | `[T_q, B]`, `[B, D_v]` |
+| `Q` / `K, V` with GQA | query heads / key-value heads, `n_head % n_kv_head == 0` | `[n_head, T_q, D_h]` / `[n_kv_head, T_k, D_h]` |
+| `inv_freq` | RoPE's frequencies `base ** (-2 i / d_head)` | `[d_head // 2]` |
+| `dO` → `dQ, dK, dV` | the loss's gradient at `O` → at the head's inputs | `[T_q, D_v]` → the shapes of `Q, K, V` |
+
+{lessons}
+
+**How to work.** Run the provided cells first: the third holds working versions of steps 1–6
+(`attention`, `softmax`, `causal_visible`, …) for your new code to call. Then, for each step, replace every
+`raise NotImplementedError(...)` in the step's code cell with your code, run it, and run the test
+cell under it. The steps do not use each other: do them in any order.
+""",
+                   "zh": """# GPT-2 之后：今天的引擎怎样算注意力
+
+这份作业接在单个 Head 的作业之后，单独按 100 分评分，每一步 25 分。你要像今天的引擎那样计算第 6 步的
+Attention：把 Key 分块、用在线 softmax 处理（FlashAttention 的循环）；让多个 Query Head 共用较少的
+Key/Value Head（分组查询 Attention，Llama 就是这样）；用旋转位置编码转动 `Q` 和 `K`；最后反过来，由 `dO`
+求出 `dQ, dK, dV`。
+
+| 名称 | 含义 | 形状 |
+|---|---|---|
+| `m`, `l`, `acc` | 每个 Query 行的运行最大值、`exp(S - m)` 的运行和、未归一化的输出 | `[T_q]`, `[T_q]`, `[T_q, D_v]` |
+| `S_block`, `V_block` | 一块缩放后的分数（被隐藏处为 `-inf`）和它对应的 Value | `[T_q, B]`, `[B, D_v]` |
+| GQA 的 `Q` / `K, V` | Query Head / Key-Value Head，`n_head % n_kv_head == 0` | `[n_head, T_q, D_h]` / `[n_kv_head, T_k, D_h]` |
+| `inv_freq` | RoPE 的频率 `base ** (-2 i / d_head)` | `[d_head // 2]` |
+| `dO` → `dQ, dK, dV` | 损失在 `O` 处的梯度 → 在这个 Head 输入处的梯度 | `[T_q, D_v]` → 与 `Q, K, V` 形状相同 |
+
+{lessons}
+
+**怎么做。** 先运行提供的单元格：第三个里有第 1–6 步的可用版本（`attention`、`softmax`、`causal_visible`
+……），供你的新代码调用。然后每一步：把这一步代码单元格里的每个 `raise NotImplementedError(...)` 换成你的
+代码，运行它，再运行它下面的测试单元格。这几步互不依赖，顺序随你。
+"""}
+
 
 def intro(track):
     """The opening cell of `track`'s notebook, in the notebook's languages."""

@@ -51,7 +51,7 @@ def course_data(cases, stub_files):
     the hidden tests check, the public cases ({step: [stored case]})."""
     return {
         "provided": list(manifest.provided_modules()),
-        "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track,
+        "steps": [{"number": s.number, "module": s.module, "title": s.title, "track": s.track, "track_title": s.track_title,
                    "read": lessons.links(s.lesson), "stub": prints(stub_files[s.filename]),
                    "depends_on": list(s.depends_on), "functions": {fn.name: list(fn.returns) for fn in s.functions}}
                   for s in manifest.steps()],

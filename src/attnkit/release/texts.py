@@ -1,6 +1,8 @@
 """The release's own texts: the student README, pyproject.toml, .gitignore and the public test files."""
 import textwrap
 
+from .. import manifest
+
 README = {"en": """# Single-head causal self-attention, in numpy
 
 You write one GPT-2 Small attention head, step by step, in `exercises/`. Tests say what was expected,
@@ -31,9 +33,12 @@ pytest exercises/test_step1_projection.py      # one step
 Open the file the ladder names, e.g. `exercises/step1_projection.py`, and replace each
 `raise NotImplementedError(...)` with your code. Leave the input checks above it as they are. Each
 function's docstring says what it takes and returns, in English and then in Chinese.
-Steps 1–6 are the core. Steps 7–9 (the extension) are optional: their tests are skipped while a step's
-file still holds the stub's code (comments aside), so a finished core is a green run; change the step's
-file and its tests run.
+Steps {core} are the core. After it come optional tracks, each graded on its own 100 points:
+
+{tracks}
+
+Their tests are skipped while a step's file still holds the stub's code (comments aside), so a finished
+core is a green run; change the step's file and its tests run.
 
 - A failing test shows the inputs of each call, the values it must give and yours (the cases are
   stored in `runtime/{runtime}/data/course.json`).
@@ -81,8 +86,12 @@ pytest exercises/test_step1_projection.py      # 只测一步
 
 打开进度表指出的文件，例如 `exercises/step1_projection.py`，把每个 `raise NotImplementedError(...)` 换成你的
 代码。它上面的输入检查保持原样。每个函数的 docstring 先用英文、再用中文说明它的参数和返回值。
-第 1–6 步是核心。第 7–9 步（扩展）可以不做：某一步的文件还是原来的桩代码（注释不算）时，它的测试会被跳过，
-所以核心做完，整个运行就是绿的；改动这一步的文件，它的测试就会运行。
+第 {core} 步是核心。核心之后是可以不做的选做部分，各自单独按 100 分评分：
+
+{tracks}
+
+某一步的文件还是原来的桩代码（注释不算）时，它的测试会被跳过，所以核心做完，整个运行就是绿的；
+改动这一步的文件，它的测试就会运行。
 
 - 失败的测试会列出每次调用的输入、应得的值和你的值（这些用例保存在
   `runtime/{runtime}/data/course.json` 里）。
@@ -115,8 +124,18 @@ def readme_files(runtime, lang=None):
     first = lang or "en"
     names = {code: "README.md" if code == first else f"README.{code}.md" for code in README}
     return {names[code]: OTHER_README[code].format(other=names[other]) + "\n\n" + README[code].format(
-        runtime=runtime, language=LANGUAGE[lang][code])
+        runtime=runtime, language=LANGUAGE[lang][code], core=_span(manifest.steps(manifest.DEFAULT_TRACK)),
+        tracks="\n".join(TRACK_ROW[code].format(span=_span(manifest.steps(track)), title=manifest.track_title(track)[code])
+                         for track in manifest.tracks() if track != manifest.DEFAULT_TRACK))
             for code in README for other in README if other != code}
+
+
+TRACK_ROW = {"en": "- steps {span}: {title}", "zh": "- 第 {span} 步：{title}"}  # an optional track in the README
+
+
+def _span(steps):
+    """"1–6": the first and last numbers of `steps`."""
+    return f"{steps[0].number}–{steps[-1].number}"
 
 
 PYPROJECT = """[build-system]
