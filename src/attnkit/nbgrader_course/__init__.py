@@ -24,7 +24,7 @@ from pathlib import Path
 from ..paths import LESSONS_DIR
 from .. import nbgrader_kernel as barrier
 from . import feedback_page, runtime_folder, texts
-from .notebook import ASSIGNMENT, TRACKS, hidden_cases, source_notebook, steps_data
+from .notebook import ASSIGNMENT as ASSIGNMENT, TRACKS, hidden_cases, source_notebook, steps_data  # ASSIGNMENT re-exported: the core assignment's name
 from attnkit_runtime.i18n import HANDOUT_LANGUAGE, check_language
 from attnkit_runtime.notebook import COURSE_CONFIG, HIDDEN_DIR
 
