@@ -26,6 +26,8 @@ _SPLIT_HEADS = """    heads = X.reshape(*X.shape[:-2], T, n_head, D // n_head)  
 _NUMPY_IN_STEP5 = ("step5_values", "from shape_checks import", "import numpy as np\n\nfrom shape_checks import")
 _DECODE_ATTENTION = "    O, _ = attention(Q, K, V, chunk_visible(positions, K.shape[-2]))  # [n_head, T_new, D_h]"
 
+_ROPE_COS_SIN = "    cos, sin = np.cos(angle), np.sin(angle)  # [T, d_head/2] each\n"
+_ROPE_TURN = "x_rot, y_rot = x * cos - y * sin, x * sin + y * cos"
 
 
 def _wrapped(function, parameters, call):
@@ -104,6 +106,49 @@ CATALOGUE = {
                                   "for start in range(0, T_k - block + 1, block):")],
     "tiled_holds_every_key": [("step10_tiled", "    for start in range(0, T_k, block):",
                                "    block = max(T_k, 1)  # one block: every score at once\n    for start in range(0, T_k, block):")],
+    "gqa_heads_interleaved": [("step11_gqa", "return np.arange(n_head, dtype=np.int64) // group",
+                               "return np.arange(n_head, dtype=np.int64) % n_kv_head")],
+    "gqa_group_by_kv_count": [("step11_gqa", "return np.arange(n_head, dtype=np.int64) // group",
+                               "return np.arange(n_head, dtype=np.int64) // n_kv_head")],
+    "kv_repeated_wrong_axis": [("step11_gqa", "return attention(Q, K[kv_of], V[kv_of], visible)",
+                                "g = Q.shape[0] // K.shape[0]\n    return attention(Q, np.repeat(K, g, axis=1).reshape(Q.shape[0], "
+                                "*K.shape[1:]), np.repeat(V, g, axis=1).reshape(Q.shape[0], *V.shape[1:]), visible)")],
+    "kv_not_repeated": [("step11_gqa", "return attention(Q, K[kv_of], V[kv_of], visible)", "return attention(Q, K, V, visible)")],
+    "cache_bytes_k_only": [("step11_gqa", "per_position = 2 * n_kv_head", "per_position = n_kv_head")],
+    "cache_bytes_with_query_heads": [("step11_gqa", "per_position = 2 * n_kv_head", "per_position = 2 * n_head")],
+    "cache_bytes_wrong_dtype": [("step11_gqa", "* BYTES_PER_VALUE[dtype]  # bytes", "* 4  # bytes")],
+    "cache_bfloat16_from_numpy": [("step11_gqa", "* BYTES_PER_VALUE[dtype]  # bytes", "* np.dtype(dtype).itemsize  # bytes")],
+    "rope_freq_factor_two": [("step12_rope", "return base ** (-2.0 * i / d_head)", "return base ** (-1.0 * i / d_head)")],
+    "rope_freq_not_inverted": [("step12_rope", "return base ** (-2.0 * i / d_head)", "return base ** (2.0 * i / d_head)")],
+    "rope_base_ignored": [("step12_rope", "return base ** (-2.0 * i / d_head)", "return 10000.0 ** (-2.0 * i / d_head)")],
+    "rope_pairing_swapped": [("step12_rope", 'if pairing == "half" else (X[..., 0::2]', 'if pairing == "adjacent" else (X[..., 0::2]'),
+                             ("step12_rope", 'np.concatenate(rotated, axis=-1) if pairing == "half"',
+                              'np.concatenate(rotated, axis=-1) if pairing == "adjacent"')],
+    "rope_angles_laid_out_for_other_pairing": [("step12_rope", _ROPE_COS_SIN, """    full = np.repeat(angle, 2, axis=-1) if pairing == "half" else np.concatenate([angle, angle], axis=-1)
+    turned = (np.concatenate([-X[..., half:], X[..., :half]], axis=-1) if pairing == "half"
+              else np.stack([-X[..., 1::2], X[..., 0::2]], axis=-1).reshape(X.shape))
+    return (X * np.cos(full) + turned * np.sin(full)).astype(X.dtype, copy=False)
+""")],
+    "rope_sin_sign": [("step12_rope", _ROPE_TURN, "x_rot, y_rot = x * cos + y * sin, -x * sin + y * cos")],
+    "rope_positions_restarted": [("step12_rope", "Q_rot = apply_rope(Q, past + np.arange(Q.shape[0]), base, pairing)",
+                                  "Q_rot = apply_rope(Q, np.arange(Q.shape[0]), base, pairing)")],
+    "rope_added_not_rotated": [("step12_rope", _ROPE_TURN, "x_rot, y_rot = x + sin, y + cos")],
+    "rope_on_values": [("step12_rope", "return attention(Q_rot, K_rot, V)",
+                        "return attention(Q_rot, K_rot, apply_rope(V, np.arange(V.shape[0]), base, pairing))")],
+    "rope_keys_not_rotated": [("step12_rope", "return attention(Q_rot, K_rot, V)", "return attention(Q_rot, K, V)")],
+    "softmax_backward_no_rowsum": [("step13_backward", "return P * (dP - row)", "return P * dP")],
+    "softmax_backward_rowsum_axis": [("step13_backward", "row = (dP * P).sum(axis=-1, keepdims=True)", "row = (dP * P).sum(axis=-1)")],
+    "backward_scale_missing": [("step13_backward", "dQ = dS @ K * scale", "dQ = dS @ K"),
+                               ("step13_backward", "dK = dS.T @ Q * scale", "dK = dS.T @ Q")],
+    "backward_dv_not_transposed": [("step13_backward", "dV = P.T @ dO", "dV = P @ dO")],
+    "backward_dk_not_transposed": [("step13_backward", "dK = dS.T @ Q * scale", "dK = dS @ Q * scale")],
+    "backward_mask_dropped": [("step13_backward", "_, P = attention(Q, K, V, visible)",
+                               "_, P = attention(Q, K, V, np.ones((Q.shape[0], K.shape[0]), dtype=bool))")],
+    "backward_fully_masked_nan": [("step13_backward", "    _, P = attention(Q, K, V, visible)", """    table = (np.tril(np.ones((Q.shape[0], K.shape[0]), dtype=bool), K.shape[0] - Q.shape[0]) if visible is None
+             else np.asarray(visible, dtype=bool))
+    S = Q @ K.T / np.sqrt(Q.shape[1]) + np.where(table, 0.0, -np.inf)
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    P = E / E.sum(axis=-1, keepdims=True)""")],
 }
 
 OUTSIDE = {
@@ -113,8 +158,6 @@ OUTSIDE = {
     "combine_np_all": [("step3_masks", _COMBINE_LOOP, "    return np.all(tables, axis=0)")],
     "softmax_float32_cast": [("step4_softmax", _SOFTMAX_RETURN, _SOFTMAX_RETURN.replace(")  #", ").astype(np.float32)  #"))],
     # the modern track: a right function wrapped by a wrong one, so that the slip survives edits of the reference
-    "cache_bytes_k_only": [("step11_gqa", "def kv_cache_bytes(", _wrapped(
-        "kv_cache_bytes", 'n_layer, n_kv_head, d_head, n_ctx, dtype="float16"', "(n_layer, n_kv_head, d_head, n_ctx, dtype) // 2"))],
     "rope_frequencies_reversed": [("step12_rope", "def rope_frequencies(", _wrapped(
         "rope_frequencies", "d_head, base=10000.0", "(d_head, base)[::-1]"))],
 }
