@@ -30,6 +30,16 @@ _ROPE_COS_SIN = "    cos, sin = np.cos(angle), np.sin(angle)  # [T, d_head/2] ea
 _ROPE_TURN = "x_rot, y_rot = x * cos - y * sin, x * sin + y * cos"
 
 
+# Appended to step 11's file or notebook cell: a kv_cache_bytes that counts the cache of K only (K and V once).
+CACHE_OF_K_ONLY = """
+_whole_cache_bytes = kv_cache_bytes
+
+
+def kv_cache_bytes(n_layer, n_head, n_kv_head, d_head, n_ctx, dtype="float16"):
+    return _whole_cache_bytes(n_layer, n_head, n_kv_head, d_head, n_ctx, dtype) // 2
+"""
+
+
 def _wrapped(function, parameters, call):
     """What replaces `def <function>(` in a reference: a wrong <function> that calls the right one, renamed."""
     return f"def {function}({parameters}):\n    return _right_{function}{call}\n\n\ndef _right_{function}("

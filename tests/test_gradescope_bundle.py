@@ -25,6 +25,7 @@ from attnkit.grader.bench import copy_solutions
 from attnkit.grader.gradescope_run import LayoutError, submission_path
 from attnkit.grader.plan import Plan
 from attnkit.paths import SOLUTIONS_DIR
+from agreement_submissions import CACHE_OF_K_ONLY
 from grading_support import case_points_of, gradescope_texts, gradescope_visible, notebook, plan, run_cli
 
 pytestmark = [
@@ -171,23 +172,12 @@ def test_lang_zh_is_baked_into_run_autograder_and_gives_chinese_feedback(autogra
     assert any("可能的错误：" in t["output"] and "lessons/zh/step2_scores.md#scale" in t["output"] for t in results["tests"])
 
 
-# Appended to step 11's file: kv_cache_bytes counts the cache of K only.
-K_AND_V_ONCE = """
-
-_whole_cache_bytes = kv_cache_bytes
-
-
-def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
-    return _whole_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype) // 2
-"""
-
-
 def test_track_modern_is_baked_into_run_autograder_and_grades_the_modern_track(autograder_root, tmp_path):
     """`--track modern`: the same zip but for run_autograder's track line; it grades steps 10–13 out of 100."""
     with baked_run_autograder(autograder_root, tmp_path, "--track", "modern") as (baked, plain):
         right = run_autograder(autograder_root, step_files(SOLUTIONS_DIR))
         files = step_files(SOLUTIONS_DIR)
-        files["step11_gqa.py"] += K_AND_V_ONCE
+        files["step11_gqa.py"] += CACHE_OF_K_ONLY
         wrong = run_autograder(autograder_root, files)
         core_only = run_autograder(autograder_root, {name: text for name, text in step_files(SOLUTIONS_DIR).items()
                                                      if manifest.step(name.removesuffix(".py")).track == "core"})

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("nbgrader", reason="nbgrader is not installed (pip install -e '.[nbgrader]')")
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[nbgrader]')")
 
+from agreement_submissions import CACHE_OF_K_ONLY  # noqa: E402
 from attnkit import manifest  # noqa: E402
 from attnkit.nbgrader_course.notebook import EARLIER_STEPS_CELL, MODERN, earlier_steps  # noqa: E402
 from test_nbgrader_roundtrip import (assert_scores_out_of_the_tracks_100, cell, filled_notebook, graded_track,  # noqa: E402
@@ -17,17 +18,6 @@ from test_nbgrader_roundtrip import (assert_scores_out_of_the_tracks_100, cell, 
 
 EXPECTED_SCORES = {"correct": 100.0, "k_and_v_once": None,  # what `attnkit grade --track modern` gives
                    "deleted_earlier_steps": 100.0, "untouched": 0.0}
-# Appended to step 11's finished cell: kv_cache_bytes counts the cache of K only (a likely slip).
-K_AND_V_ONCE = '''
-
-_whole_cache_bytes = kv_cache_bytes
-
-
-def kv_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype="float16"):
-    return _whole_cache_bytes(n_layer, n_kv_head, d_head, n_ctx, dtype) // 2
-'''
-
-
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root, source, release = released_course(tmp_path_factory, MODERN)
@@ -37,7 +27,7 @@ def course(tmp_path_factory):
     submitted = {"correct": filled_notebook(source, release, "modern"),
                  "k_and_v_once": filled_notebook(source, release, "modern"),
                  "deleted_earlier_steps": deleted, "untouched": release}
-    cell(submitted["k_and_v_once"], "step11_gqa").source += K_AND_V_ONCE
+    cell(submitted["k_and_v_once"], "step11_gqa").source += CACHE_OF_K_ONLY
     return {"root": root, "release": release, "source": source, "rows": graded_track(root, MODERN, submitted)}
 
 
