@@ -10,7 +10,7 @@ import pytest
 
 from attnkit.grader.bench import HOSTILE, copy_hostile, copy_slow, copy_solutions
 from attnkit.grader.sandbox import Limits
-from attnkit.grader.sandbox_types import call_limit, submission_budget
+from attnkit.grader.sandbox_types import PROBE_SECONDS, call_limit, submission_budget
 from attnkit_runtime.status import Status
 from grading_support import assert_only_functions_lost, grade_path, plan
 
@@ -31,6 +31,16 @@ def test_the_budget_is_scaled_to_the_reference_and_capped_by_submission_seconds(
     assert submission_budget(Limits(), jobs) == budget  # the default
     assert submission_budget(Limits(submission_cpu_seconds=1.0, reference_factor=20.0), jobs) == 1.0
     assert submission_budget(Limits(reference_factor=None), jobs) == Limits().submission_cpu_seconds
+
+
+def test_the_budget_leaves_room_for_one_function_that_never_returns():
+    """One hanging function spends its timeouts (max_timeouts_per_function calls, each stopped at its limit, found
+    at the next look) and the rest of the submission still has the reference-scaled budget: a hang costs only its
+    own tests, however busy the machine."""
+    jobs = plan().jobs
+    scaled = SCALED.reference_allowance + SCALED.reference_factor * sum(job.reference_seconds for job in jobs)
+    one_hang = SCALED.max_timeouts_per_function * (max(call_limit(SCALED, job) for job in jobs) + PROBE_SECONDS)
+    assert submission_budget(SCALED, jobs) == pytest.approx(min(SCALED.submission_cpu_seconds, scaled + one_hang))
 
 
 def test_a_calls_limit_is_scaled_to_the_reference_on_it_between_the_floor_and_call_seconds():

@@ -12,7 +12,7 @@ the live one's when probed, the ended ones' as the zygote reaped them; sandbox_r
 """
 import time
 
-PROBE_SECONDS = 0.1
+from .sandbox_types import PROBE_SECONDS
 
 
 class OverLimit(TimeoutError):

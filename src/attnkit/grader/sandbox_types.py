@@ -5,6 +5,8 @@ It also runs inside the sandbox (as `sandbox.sandbox_types`, see sandbox_zygote)
 from dataclasses import dataclass
 from enum import Enum
 
+PROBE_SECONDS = 0.1  # how often the grader looks at a running call's times (sandbox_meter)
+
 # numpy's BLAS and OpenMP on one thread, in every process that computes for a grade (the sandbox's, the reference worker)
 ONE_BLAS_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                                           "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
@@ -96,11 +98,15 @@ def call_limit(limits, job):
 def submission_budget(limits, jobs):
     """The CPU seconds a submission of these jobs may take: `limits.submission_cpu_seconds`, or less when every
     job's reference time is known (Limits.reference_factor): a submission tens of times slower than the
-    reference on the same calls is stopped there, not after half a minute."""
+    reference on the same calls is stopped there, not after half a minute. The scaled budget has room for one
+    function that never returns (its max_timeouts_per_function calls, each stopped at its limit when the
+    meter next looks), so that one hang costs only its own tests, however little the rest leaves to spare."""
     known = [job.reference_seconds for job in jobs]
     if limits.reference_factor is None or not known or None in known:
         return limits.submission_cpu_seconds
-    return min(limits.submission_cpu_seconds, limits.reference_allowance + limits.reference_factor * sum(known))
+    one_hang = (limits.max_timeouts_per_function or 1) * (max(call_limit(limits, job) for job in jobs) + PROBE_SECONDS)
+    return min(limits.submission_cpu_seconds,
+               limits.reference_allowance + limits.reference_factor * sum(known) + one_hang)
 
 
 @dataclass(frozen=True)
