@@ -207,7 +207,8 @@ def _hidden_run(secrets, arr, n=6):
 
 def _sparse_hidden_text(digits=6):
     """The float64 hidden value of largest magnitude (where hidden values are few) rounded to `digits`
-    significant digits."""
+    significant digits, among those that are not whole numbers (a whole number such as RoPE's base 500000
+    prints without a point, and no printed integer is taken for a leak)."""
     values = []
     for case in cases_for(visibility="hidden"):
         calls = case.build_calls()
@@ -215,7 +216,7 @@ def _sparse_hidden_text(digits=6):
                    for v in (arg if name.startswith("*") else [arg])]
         values += [v for out in checks.expected_outputs(case, calls) or [] for v in out.values()]
     flat = np.concatenate([a.ravel() for a in map(np.asarray, values) if a.dtype == np.float64])
-    flat = flat[np.isfinite(flat)]
+    flat = flat[np.isfinite(flat) & (flat != np.round(flat))]
     return "%.*g" % (digits, flat[np.argmax(np.abs(flat))])
 
 
