@@ -41,6 +41,11 @@ class Frame:
         return [f'"{t}"' for t in self.tokens] if self.tokens else None
 
 
+def _titled(head, source):
+    """A frame's first line: `head`, then where the frame comes from (a lesson) if it says."""
+    return head + (f"  ({source})" if source else "")
+
+
 @dataclass(frozen=True)
 class TiledFrame:
     """Step 10's frame: scaled scores [T_q][T_k], causal (bottom-right), walked in blocks of `block` keys."""
@@ -61,8 +66,8 @@ class TiledFrame:
         rows = [say("show.position", index=i, position=self.n_key - self.n_query + i) for i in range(self.n_query)]
         blocks = [say("show.block_keys", first=start, last=stop - 1) if stop - start > 1 else
                   say("show.block_key", first=start) for start, stop in self.blocks()]
-        head = (f"T_q = {self.n_query}, T_k = {self.n_key}, past = {self.n_key - self.n_query}, block = {self.block}"
-                + (f"  ({self.source})" if self.source else ""))
+        head = _titled(f"T_q = {self.n_query}, T_k = {self.n_key}, past = {self.n_key - self.n_query}, "
+                       f"block = {self.block}", self.source)
         return "\n\n".join([head, grid(S, rows, None, say("show.tiled_scores")),
                              grid(m, rows, blocks, say("show.tiled_maximum"), corner=say("show.corner_query_block"))])
 
@@ -92,8 +97,8 @@ class HeadGroups:
         """The grid query head × KV head, True where the query head reads that KV head."""
         kv_of = reference("step11_gqa", "kv_head_for")(self.n_head, self.n_kv_head)  # [n_head]
         reads = kv_of[:, None] == np.arange(self.n_kv_head)[None, :]  # [n_head, n_kv_head]
-        head = (say("show.groups_head", n_head=self.n_head, n_kv_head=self.n_kv_head,
-                    group=self.n_head // self.n_kv_head) + (f"  ({self.source})" if self.source else ""))
+        head = _titled(say("show.groups_head", n_head=self.n_head, n_kv_head=self.n_kv_head,
+                           group=self.n_head // self.n_kv_head), self.source)
         return "\n\n".join([head, grid(reads, [f"q{h}" for h in range(self.n_head)],
                                        [f"kv{g}" for g in range(self.n_kv_head)], say("show.reads_title"),
                                        corner=say("show.corner_query_kv_head"))])
@@ -147,9 +152,8 @@ def render(frame):
         return frame.render()
     visible, M, P = tables(frame)
     rows, cols = frame.row_labels(), frame.col_labels()
-    head = (f"T_q = {frame.n_query}, T_k = {frame.n_key}, past = T_k - T_q = {frame.past}"
-            + (f", attention_mask = {list(frame.padding)}" if frame.padding else "")
-            + (f"  ({frame.source})" if frame.source else ""))
+    head = _titled(f"T_q = {frame.n_query}, T_k = {frame.n_key}, past = T_k - T_q = {frame.past}"
+                   + (f", attention_mask = {list(frame.padding)}" if frame.padding else ""), frame.source)
     weights = "P = softmax(S + M)" + ("" if frame.scores else say("show.equal_scores"))
     return "\n\n".join([head,
                         beside(grid(visible, rows, cols, say("show.visible_title")),
