@@ -27,9 +27,14 @@ KEPT_FROM = 1 << 16  # values: a smaller argument is drawn every time (about as 
 _PLAIN = {"normal": {"normal", "seed", "scale", "dtype"}, "random_bool": {"random_bool", "seed", "p"}}
 
 
+def cache_folder(name):
+    """The kit's cache folder `name`: $XDG_CACHE_HOME/attnkit/NAME, by default ~/.cache/attnkit/NAME."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnkit" / name
+
+
 def folder():
-    """Where kept arguments are: $XDG_CACHE_HOME/attnkit/inputs-1, by default ~/.cache/attnkit/inputs-1."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnkit" / "inputs-1"
+    """Where kept arguments are: cache_folder("inputs-1")."""
+    return cache_folder("inputs-1")
 
 
 def _drawn(spec):

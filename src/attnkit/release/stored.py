@@ -15,11 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from attnkit_runtime.kept_inputs import cache_folder
+
 _TEXTS = "texts.json"
-
-
-def cache_folder(name):
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "attnkit" / name
 
 
 def kept(name, key, build):
