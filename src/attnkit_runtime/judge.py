@@ -19,6 +19,7 @@ import sys
 import unicodedata
 import warnings
 from dataclasses import dataclass
+from enum import Enum
 from types import SimpleNamespace
 
 import numpy as np
@@ -332,7 +333,7 @@ def _label(part, k, calls):
     return part if len(calls) == 1 else say("part.of_call", part=part, call=k + 1)
 
 
-class Property:
+class Property(str, Enum):
     """The properties a case can check (`expect: {property: …}`; docs/CASES.md says what each means)."""
 
     SAME_ACROSS_CALLS = "same_across_calls"
@@ -341,7 +342,7 @@ class Property:
     LARGEST_INTERMEDIATE = "largest_intermediate"  # judged on the calls' memory peaks, not their results
 
 
-PROPERTIES = tuple(v for k, v in vars(Property).items() if k.isupper())
+PROPERTIES = tuple(p.value for p in Property)
 
 
 def measures_peak(case):
