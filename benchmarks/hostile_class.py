@@ -4,7 +4,7 @@ Builds a class of N submissions (default 200) in a temporary folder: honest ones
 correct rewrites of them, `attnkit bench`'s), slow honest ones (Python loops over rows and columns
 in steps 1, 2, 4 and 5: bench.SLOW) and a share of hostile ones (default 30 %, in equal parts: every
 graded function loops forever, sleeps for an hour, or allocates 1 TB: bench.HOSTILE). Grades them with
-`--jobs J` (default: the CPU count) through the real pipeline and prints the wall time, the CPU
+`--jobs J` (default: `attnkit grade`'s, the CPU count + 1) through the real pipeline and prints the wall time, the CPU
 time of the grader and its sandboxes, the time limits the run used, and each kind's scores and
 wall time per submission.
 
@@ -12,7 +12,6 @@ wall time per submission.
                                        [--reference-factor 20]
 """
 import argparse
-import os
 import resource
 import tempfile
 import time
@@ -20,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from attnkit import manifest
+from attnkit.cmd_grade import DEFAULT_JOBS
 from attnkit.grader import batch, bench
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import SandboxRunner
@@ -52,7 +52,7 @@ def main():
     parser.add_argument("n", nargs="?", type=int, default=200)
     parser.add_argument("--hostile", type=float, default=0.3)
     parser.add_argument("--slow", type=int, default=10)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS)
     parser.add_argument("--track", default=manifest.DEFAULT_TRACK)
     parser.add_argument("--reference-factor", type=float, default=20.0,
                         help="as attnkit grade's (0: off)")

@@ -1,12 +1,13 @@
 """`attnkit bench`: grade a made-up class of correct, buggy and hanging submissions and time it."""
-import os
+from .cmd_grade import DEFAULT_JOBS
 
 
 def register(sub):
     p = sub.add_parser("bench", help="time the grader on N generated submissions (correct, buggy, hanging)")
     p.add_argument("-n", type=int, default=100, help="correct + buggy submissions (half each; default 100)")
     p.add_argument("--hanging", type=int, default=2, help="hanging submissions, timed separately (default 2)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
+    p.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
+                   help=f"submissions graded at once (default: as attnkit grade, the CPUs + 1, {DEFAULT_JOBS} here)")
     p.set_defaults(func=run)
 
 

@@ -8,6 +8,10 @@ from pathlib import Path
 from . import manifest
 from .cli import add_lang_option
 
+# one more than the CPUs: a submission's grader thread judges while its child waits and the other way round,
+# so one submission per CPU leaves the CPUs idle part of the time; each job holds a zygote (docs/GRADING.md)
+DEFAULT_JOBS = (os.cpu_count() or 1) + 1
+
 
 def register(sub):
     from .grader.sandbox_types import Limits
@@ -32,7 +36,8 @@ def register(sub):
                    help="write each student's feedback here as <student>-<digest>.md and .html (docs/GRADING.md)")
     p.add_argument("--reveal-hidden", action="store_true",
                    help="let feedback and Gradescope output show hidden tests' inputs and expected values")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
+    p.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
+                   help=f"submissions graded at once (default: the CPUs + 1, {DEFAULT_JOBS} here)")
     p.add_argument("--out", metavar="DIR", help="keep the results store here (default: beside --csv or --gradescope); "
                                                 "a rerun skips submissions already graded and unchanged")
     p.add_argument("--force", action="store_true", help="regrade submissions already in the results store")

@@ -216,8 +216,10 @@ def run(n, jobs, hanging, limits=None):
         # warm-up, one of each kind: starts the sandbox and builds the diagnosis tables (once per run)
         warm = [copy_solutions(Path(folder) / f"warm{k}", edit) for k, edit in enumerate(EDITS)]
         batch.run(warm, plan, runner, jobs)
-        graded, spent = _timed(kinds["correct"] + kinds["buggy"], plan, runner, jobs)
+        timed = {kind: _timed(kinds[kind], plan, runner, jobs) for kind in ("correct", "buggy")}  # a batch each
         hung, hang_spent = _timed(kinds["hanging"], plan, runner, jobs) if hanging else ({}, {"wall": 0.0})
+    graded = {name: g for done, _ in timed.values() for name, g in done.items()}
+    spent = {key: sum(kind_spent[key] for _, kind_spent in timed.values()) for key in timed["correct"][1]}
     count, cores = len(graded), os.cpu_count() or 1
     ms = {key: 1000 * value / count for key, value in spent.items()}
     judge = 1000 * sum(g.seconds["judge"] for g in graded.values()) / count
@@ -226,7 +228,14 @@ def run(n, jobs, hanging, limits=None):
     others = max(0.0, spent["machine"] - spent["grader"] - spent["sandbox"]) / spent["wall"]
     print(f"cases: {len(plan.cases)} ({len(plan.jobs)} calls per submission); plan built in {setup:.2f} s")
     print(f"graded {count} submissions ({n - n_buggy} correct, {n_buggy} buggy) with --jobs {jobs} in "
-          f"{spent['wall']:.2f} s: {count / spent['wall']:.1f} submissions/s ({ms['wall']:.1f} ms each)")
+          f"{spent['wall']:.2f} s: {count / spent['wall']:.1f} submissions/s ({ms['wall']:.1f} ms each), "
+          "the correct ones in a batch, then the buggy ones:")
+    for kind, words in (("correct", "clean (correct: the solutions and rewrites of them; each must score 100)"),
+                        ("buggy", "buggy (one slip each; each must score less)")):
+        done, kind_spent = timed[kind]
+        if done:
+            print(f"  {words}: {len(done)} in {kind_spent['wall']:.2f} s, {len(done) / kind_spent['wall']:.1f} "
+                  f"submissions/s, CPU {1000 * (kind_spent['grader'] + kind_spent['sandbox']) / len(done):.1f} ms each")
     print(f"CPU per submission: {cpu:.1f} ms = grader process {ms['grader']:.1f} ms (judging {judge:.1f} ms) "
           f"+ sandbox processes {ms['sandbox']:.1f} ms; the calls' own work is {work:.1f} ms (in-process), "
           f"so the per-submission overhead is {cpu - work:.1f} ms")
