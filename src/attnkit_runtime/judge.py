@@ -271,8 +271,22 @@ def check_form(shape, dtype, got, label):
     return None
 
 
+def agrees(expected, got, tolerance):
+    """Whether `compare` would pass `got`, without the message a failure is given (for callers that only
+    ask, such as a diagnosis comparing many mistaken worlds)."""
+    expected = np.asarray(expected)
+    if check_form(expected.shape, expected.dtype, got, "") is not None:
+        return False
+    if expected.dtype == bool:
+        return bool(np.array_equal(np.asarray(got), expected))
+    # NaN or an infinity where `expected` has none (or the other sign) is never close: the same cells fail here
+    return bool(np.isclose(got, expected, atol=tolerance["atol"], rtol=tolerance["rtol"], equal_nan=True).all())
+
+
 def compare(expected, got, tolerance, label):
     """Compare one array with its expected value; return a Verdict naming the first problem."""
+    if agrees(expected, got, tolerance):
+        return PASSED
     expected = np.asarray(expected)
     wrong_form = check_form(expected.shape, expected.dtype, got, label)
     if wrong_form:
@@ -280,12 +294,10 @@ def compare(expected, got, tolerance, label):
     got = np.asarray(got)
     if expected.dtype == bool:
         wrong = np.argwhere(got != expected)
-        if len(wrong):
-            cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:3]) + (", …" if len(wrong) > 3 else "")
-            arrays, detail = _side_by_side(expected, got, wrong[0])
-            return Verdict(False, "values", say("compare.cells_differ", label=label, count=len(wrong),
-                                                size=expected.size, cells=cells) + f"\n{arrays}", detail)
-        return PASSED
+        cells = ", ".join(str(tuple(int(i) for i in w)) for w in wrong[:3]) + (", …" if len(wrong) > 3 else "")
+        arrays, detail = _side_by_side(expected, got, wrong[0])
+        return Verdict(False, "values", say("compare.cells_differ", label=label, count=len(wrong),
+                                            size=expected.size, cells=cells) + f"\n{arrays}", detail)
     bad_nan = np.isnan(got) & ~np.isnan(expected)
     bad_inf = np.isinf(got) & ~(np.isinf(expected) & (np.sign(got) == np.sign(expected)))
     if bad_nan.any() or bad_inf.any():
@@ -295,8 +307,6 @@ def compare(expected, got, tolerance, label):
                                          where=tuple(int(i) for i in where)) + f"\n{arrays}", detail)
     atol, rtol = tolerance["atol"], tolerance["rtol"]
     close = np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
-    if close.all():
-        return PASSED
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf where both are -inf (masked cells)
         diff = np.where(np.isfinite(expected) & np.isfinite(got), np.abs(got.astype(np.float64) - expected), np.inf)
         diff = np.where(close, 0.0, diff)

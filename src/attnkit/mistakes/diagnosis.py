@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnkit_runtime.harness import peak_of_call
-from attnkit_runtime.judge import compare, departure, evaluate, invoke, measures_peak, named_outputs, nearest
+from attnkit_runtime.judge import agrees, departure, evaluate, invoke, measures_peak, named_outputs, nearest
 
 from ..reference import reference_function
 from .catalogue import catalogue
@@ -68,7 +68,7 @@ def _first_departure(case, outputs, reference):
     """(call, part, flat index) of the first cell where `outputs` leave `reference`, or None."""
     for k, (out, ref) in enumerate(zip(outputs, reference)):
         for part in ref:
-            if compare(ref[part], out[part], case.tolerance, part).passed:
+            if agrees(ref[part], out[part], case.tolerance):
                 continue
             want, got = np.asarray(ref[part]), np.asarray(out[part])
             if want.shape != got.shape or want.dtype == bool or got.dtype == bool:
@@ -132,19 +132,6 @@ def _close(want, got, tolerance):
     return abs(got - want) <= tolerance["atol"] + tolerance["rtol"] * abs(want)
 
 
-def _roughly_equal(want, got, tolerance):
-    """False only where judge.compare would say no too; compare builds messages, this does not."""
-    want, got = np.asarray(want), np.asarray(got)
-    if want.shape != got.shape:
-        return False
-    if want.dtype == bool or got.dtype == bool:
-        return np.array_equal(want, got)
-    try:
-        return bool(np.isclose(got, want, atol=tolerance["atol"], rtol=tolerance["rtol"], equal_nan=True).all())
-    except TypeError:  # not numbers
-        return False
-
-
 def _matches(case, explanation, results):
     """Whether the learner's results are the mistake's: one cell first, then everything."""
     if explanation.probe is not None:
@@ -156,9 +143,7 @@ def _matches(case, explanation, results):
         if want.size and not _close(want.flat[index], np.asarray(got).flat[index], case.tolerance):
             return False
     pairs = [(out[part], got.get(part)) for out, got in zip(explanation.outputs, results) for part in out]
-    return (all(isinstance(g, (np.ndarray, np.generic, bool, int, float)) and _roughly_equal(w, g, case.tolerance)
-                for w, g in pairs)
-            and all(compare(w, g, case.tolerance, "").passed for w, g in pairs))
+    return all(agrees(w, g, case.tolerance) for w, g in pairs)
 
 
 def diagnose(case, calls, results):
