@@ -229,14 +229,14 @@ def _raw_hits(data, secrets_):
     """The hidden 8-byte patterns found in `data`, at any byte offset."""
     if not secrets_.hidden.sorted.size or len(data) < 8:
         return []
-    hits = set()
+    maybe = []
     for offset in range(8):
         usable = (len(data) - offset) // 8 * 8
         words = np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset)
         words = words[secrets_.raw_prefixes[words >> np.uint64(48)]]
-        words = np.sort(words[_may_be_raw(words, secrets_.raw_filter)])  # sorted: faster lookups
-        hits |= set(words[secrets_.raw(words)].tolist())
-    return sorted(hits)
+        maybe.append(words[_may_be_raw(words, secrets_.raw_filter)])
+    words = np.unique(np.concatenate(maybe))  # sorted (faster lookups), each once: looked up in one go
+    return words[secrets_.raw(words)].tolist() if words.size else []
 
 
 @dataclass(frozen=True)
