@@ -10,6 +10,7 @@ import pytest
 
 from attnkit import manifest
 from attnkit.grader import submission
+from attnkit.grader.feedback import markdown_text
 from attnkit.grader.grade import grade_submission
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import SandboxRunner
@@ -63,6 +64,13 @@ def notebook(folder, path, tagged=True, extra_cells=()):
 def _code(text, meta):
     return {"cell_type": "code", "metadata": meta, "execution_count": None, "outputs": [],
             "source": text.splitlines(keepends=True)}
+
+
+def feedback_row(module):
+    """The start of a step's row in a student's English Markdown feedback: "| Step 2\\: Scores… |"."""
+    step = manifest.step(module)
+    name = f"Step {step.number}: {step.title['en']}"
+    return f"| {markdown_text(name)} |"
 
 
 def run_cli(*args, cwd=ROOT):

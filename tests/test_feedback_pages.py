@@ -14,7 +14,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from attnkit import manifest
 from attnkit.grader import feedback_grids, file_names
+from attnkit.grader.feedback import markdown_text
 from attnkit.grader import grade
 from attnkit_runtime.status import Status
 from attnkit.grader.bench import copy_solutions
@@ -145,11 +147,27 @@ def test_the_markdown_keeps_the_same_feedback_as_text(pages):
     md = pages["mia"][".md"].read_text(encoding="utf-8")
     assert "<table" not in md and "expected" in md and "got" in md
     for step in ("step3_masks", "step4_softmax"):
-        part = md.split(f"## {step}")[1].split("\n## ")[0]
+        part = md.split(f"## Step {manifest.step(step).number}\\:")[1].split("\n## ")[0]
         hints = [line for line in part.splitlines() if line.startswith("hint: ")]
         assert hints and len(hints) == len(set(hints)), step
     stub = pages["stub"][".md"].read_text(encoding="utf-8")
     assert stub.count("is not written yet") == 6
+
+
+def test_each_step_is_named_by_its_title_in_the_learners_language(pages):
+    """As the track's manifest gives it (the module, step3_masks, is the page's anchor only)."""
+    for files, name in (("mia", "Step {number}: {title}"), ("mia_zh", "第 {number} 步：{title}")):
+        page, md = (pages[files][suffix].read_text(encoding="utf-8") for suffix in (".html", ".md"))
+        lang = "zh" if files.endswith("_zh") else "en"
+        for step in manifest.steps("core"):
+            titled = name.format(number=step.number, title=step.title[lang])
+            assert f"<tr><td>{html.escape(titled)}</td>" in page, titled
+            assert f"| {markdown_text(titled)} |" in md, titled
+        for step in ("step3_masks", "step4_softmax"):
+            number, title = manifest.step(step).number, manifest.step(step).title[lang]
+            assert f'<h2 id="{step}">{html.escape(name.format(number=number, title=title))} — ' in page
+            assert f"## {markdown_text(name.format(number=number, title=title))}\n" in md
+        assert not re.search(r"<td>step\d_", page) and "## step" not in md
 
 
 def test_the_chinese_page_is_worded_in_chinese(pages):

@@ -12,7 +12,7 @@ import pytest
 
 from attnkit.grader import file_names, students
 from attnkit.grader.bench import EDITS, copy_solutions
-from grading_support import plan, rendered_markdown, run_cli
+from grading_support import feedback_row, plan, rendered_markdown, run_cli
 
 SCALE_MISSING = EDITS[0]  # step2: `return kq`; fails public and hidden tests of step 2
 NUMBER = re.compile(r"-?\d+\.\d{3,}")
@@ -118,7 +118,7 @@ def test_feedback_gives_points_per_step_public_failures_in_full_hidden_by_concep
     md = graded_with_a_mistake["kept"][".md"]
     graded = graded_with_a_mistake["graded"]
     assert md.startswith(f"# Feedback for bob: {graded['score']:.4g} / 100")
-    assert "| step2_scores |" in md and "| step6_head | 24 / 24 | 0 |" in md
+    assert feedback_row("step2_scores") in md and f"{feedback_row('step6_head')} 24 / 24 | 0 |" in md
     assert "expected" in md and "got" in md and "hint" in md and "read: lesson" in md  # a public failure
     failed = next(t["name"] for t in graded["tests"] if t["status"] == "failed" and not plan().case_named[t["name"]].public)
     hidden = plan().case_named[failed]

@@ -116,7 +116,7 @@ def test_markdown_feedback_holds_learner_text_as_text(folder):
     titles = [html.unescape(t) for t in re.findall(r"<h1>(.*?)</h1>", page, re.S)]
     shown = folder.replace("\n", "\\n")  # a line break in a name is shown, as the terminal report shows it
     assert titles == [f"Feedback for {shown}: {graded.score:.4g} / 100"]
-    assert re.findall(r"<h2>(.*?)</h2>", page) == ["step5_values"]
+    assert re.findall(r"<h2>(.*?)</h2>", page) == ["Step 5: Values: O = P V"]
     assert not re.search(r"<(script|img|svg|a|em|code>z)\b", page, re.I)
     blocks = [html.unescape(b) for b in re.findall(r"<pre><code>(.*?)</code></pre>", page, re.S)]
     shown_in_full = [t for t in graded.tests if t.public and t.status != "passed"]  # hidden ones: their concept

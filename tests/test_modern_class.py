@@ -13,7 +13,7 @@ from agreement_submissions import write_submission
 from attnkit import manifest
 from attnkit.grader.bench import copy_solutions
 from attnkit.paths import EXERCISES_DIR
-from grading_support import run_cli
+from grading_support import feedback_row, run_cli
 
 MODERN = [s.module for s in manifest.steps("modern")]
 # No honest call times out on a busy machine: step 10's blocks of one call steps 2 and 3 once a block, each a
@@ -66,5 +66,5 @@ def test_each_student_has_a_feedback_page_of_the_modern_steps(modern_class):
     pages = {p.stem.rsplit("-", 1)[0]: p.read_text(encoding="utf-8") for p in (modern_class["root"] / "feedback").glob("*.md")}
     assert sorted(pages) == sorted(modern_class["grades"])  # <student>-<digest>.md
     for name, text in pages.items():
-        assert "/ 100\n" in text and all(f"| {module} | " in text and "/ 25 |" in text for module in MODERN), name
+        assert "/ 100\n" in text and all(f"{feedback_row(module)} " in text and "/ 25 |" in text for module in MODERN), name
         assert "step6_head" not in text and "step7_layer" not in text, name

@@ -38,3 +38,29 @@ def test_a_pattern_is_held_at_any_offset_short_or_long():
         assert leaks._held(patterns, hay) == {b"attention_twelve_heads", b"return P @ V"}
     assert leaks._held(patterns, b"zz abc") == {b"abc"}
     assert leaks._held(patterns, b"attention_twelve_head") == set()
+
+
+def _patterns_secrets(monkeypatch, hidden_arrays, public_arrays):
+    """(the Secrets of hidden and public cases that are the arrays given, their raw patterns as built: a sorted
+    uint64 array)."""
+    monkeypatch.setattr(leaks, "_arrays", lambda case: case)
+    public_raw, public = leaks._values([public_arrays])
+    raw, hidden = leaks._values([hidden_arrays], public_raw)
+    made = leaks.Secrets(frozenset(), hidden, public, frozenset(), leaks.raw_filter_bits(raw), leaks.raw_prefixes(raw))
+    return made, raw
+
+
+def test_the_hidden_byte_patterns_are_read_from_the_values_as_built(monkeypatch):
+    """The store keeps no byte patterns: a word is one when the values hold it as a float64 value or as two
+    neighbouring values of one float32 array, and no public value does."""
+    float32 = RNG.standard_normal(400).astype(np.float32)
+    float32_in_float64 = RNG.standard_normal(400).astype(np.float32).astype(np.float64)  # pairs here are no pattern
+    shared = RNG.standard_normal(100).astype(np.float32)
+    hidden_arrays = [float32, float32_in_float64, RNG.standard_normal(300), shared, float32[::-1].copy()]
+    made, raw = _patterns_secrets(monkeypatch, hidden_arrays, [shared, RNG.standard_normal(50)])
+    pairs = [np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(a.astype(np.float32), 2)).view(np.uint64).ravel()
+             for a in hidden_arrays]
+    values = [a.astype(np.float64).view(np.uint64) for a in hidden_arrays]
+    words = np.concatenate([*pairs, *values, RNG.integers(0, 2**63, 1000, dtype=np.uint64)])
+    assert np.array_equal(made.raw(words), leaks.found_in(raw, words))
+    assert made.raw(words).sum() > 1000 and not made.raw(np.concatenate(pairs[1:2] + values[3:4])).any()

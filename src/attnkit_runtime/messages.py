@@ -384,6 +384,7 @@ MESSAGES = {
     "feedback.step_not_written": {"en": "step {step} is {mark}.", "zh": "第 {step} 步{mark}。"},
     "feedback.title": {"en": "Feedback for {who}: {score} / {max}", "zh": "{who} 的反馈：{score} / {max}"},
     "feedback.column_step": {"en": "step", "zh": "步骤"},
+    "feedback.step_name": {"en": "Step {number}: {title}", "zh": "第 {number} 步：{title}"},
     "feedback.column_points": {"en": "points", "zh": "得分"},
     "feedback.column_failed": {"en": "tests not passed", "zh": "未通过的测试"},
     "feedback.failure": {"en": "{name}: {status}", "zh": "{name}：{status}"},

@@ -21,8 +21,9 @@ report), so `cat` of the file is safe too.
 import re
 from dataclasses import dataclass
 
-from .. import mistakes
+from .. import manifest, mistakes
 from attnkit_runtime import judge
+from attnkit_runtime.i18n import pick
 from attnkit_runtime.messages import say
 from attnkit_runtime.status import Status
 from .terminal import printable
@@ -61,6 +62,7 @@ class Failure:
 @dataclass(frozen=True)
 class StepFeedback:
     module: str
+    name: str  # "Step 3: Causal masks", the title the track's manifest gives, in the student's language
     score: float
     worth: float
     not_passed: int
@@ -105,7 +107,9 @@ def _step(module, score, worth, failed, cases, reveal_hidden):
         else:
             hidden[line] = len(failures)
             failures.append(Failure(say("feedback.hidden_test"), status, line, full=False))
-    return StepFeedback(module, score, worth, len(failed), _unwritten_sentence(failed, unwritten, cases),
+    step = manifest.step(module)
+    name = say("feedback.step_name", number=step.number, title=pick(step.title))
+    return StepFeedback(module, name, score, worth, len(failed), _unwritten_sentence(failed, unwritten, cases),
                         tuple(failures), tuple(line for kind in _NOTE_KINDS for line in notes[kind]), any_hidden)
 
 
@@ -172,11 +176,11 @@ def markdown(graded, student, cases, reveal_hidden=False):
     found = [f"{markdown_text(line)}\n" for line in found_in(graded)]
     lines = [f"# {title(graded, student, markdown_text)}", "", *found, "| " + " | ".join(header()) + " |", "|---|---|---|"]
     shown = steps(graded, cases, reveal_hidden)
-    lines += [f"| {s.module} | {s.score:.4g} / {s.worth:g} | {s.not_passed} |" for s in shown]
+    lines += [f"| {markdown_text(s.name)} | {s.score:.4g} / {s.worth:g} | {s.not_passed} |" for s in shown]
     for s in shown:
         if not s.not_passed:
             continue
-        lines += ["", f"## {s.module}"]
+        lines += ["", f"## {markdown_text(s.name)}"]
         for failure in s.failures:
             if failure.full:
                 lines += ["", f"**{markdown_text(heading(failure))}**", "", *code_block(failure.text)]

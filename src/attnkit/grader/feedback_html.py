@@ -72,7 +72,7 @@ def page(graded, student, cases, reveal_hidden=False):
     """The feedback page; `cases` maps test names to catalogue cases."""
     name = title(graded, student, lambda text: printable(text, keep=""))
     shown = steps(graded, cases, reveal_hidden)
-    rows = "".join(f"<tr><td>{e(s.module)}</td><td>{s.score:.4g} / {s.worth:g}</td><td>{s.not_passed}</td></tr>"
+    rows = "".join(f"<tr><td>{e(s.name)}</td><td>{s.score:.4g} / {s.worth:g}</td><td>{s.not_passed}</td></tr>"
                    for s in shown)
     body = [f"<h1>{e(name)}</h1>", *(f"<p>{e(line)}</p>" for line in found_in(graded)),
             "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header()) + f"</tr>{rows}</table>"]
@@ -81,7 +81,7 @@ def page(graded, student, cases, reveal_hidden=False):
     for s in shown:
         if not s.not_passed:
             continue
-        body.append(f'<h2 id="{e(s.module)}">{e(s.module)} — {s.score:.4g} / {s.worth:g}</h2>')
+        body.append(f'<h2 id="{e(s.module)}">{e(s.name)} — {s.score:.4g} / {s.worth:g}</h2>')
         if s.unwritten:
             body.append(f"<p>{e(s.unwritten)}</p>")
         for f in (f for f in s.failures if f.full):

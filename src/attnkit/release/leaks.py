@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import checks, manifest
 from ..cases import cases_for
-from ..fingerprint import kit_fingerprint
+from ..fingerprint import made_of
 from ..paths import SOLUTIONS_DIR
 from ..stubs import solution_lines, strip_solutions
 from .members import Unreadable, files, members
@@ -42,9 +42,9 @@ _HASH = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of word
 _TAG = re.compile(r"<[^<>]*>")
 MAX_SHOWN = 5  # findings of one kind shown for one file
 LINKS_REFUSED = "symbolic links are refused, not followed"
-_STORED = "leak-secrets-2"  # the stored secrets' name (a new number when their layout changes)
+_STORED = "leak-secrets-3"  # the stored secrets' name (a new number when their layout changes)
 _SIDES = ("hidden", "public")
-_VALUES_FIELDS = ("flat", "sorted", "places")
+_VALUES_FIELDS = ("sorted", "places", "ranks", "float32_starts", "float32_ends")
 
 
 class Kind(str, enum.Enum):
@@ -71,17 +71,16 @@ class Secrets:
     names: frozenset  # of bytes
     hidden: Values  # the hidden values
     public: Values  # public values: what they print as is no secret, whatever hidden value it prints too
-    raw: np.ndarray  # uint64, sorted: 8 bytes of a hidden float64 value, or of two neighbouring float32 values
     lines: frozenset  # of str
     raw_filter: np.ndarray  # uint8, 2**RAW_FILTER_BITS bits (little-endian): raw_filter_bits(raw), see there
+    raw_prefixes: np.ndarray  # bool, 2**16: raw_prefixes(raw), see there
 
-    @cached_property
-    def raw_prefixes(self):
-        """A bool array of 2**16: which top 16 bits (sign, exponent, 4 bits of mantissa) a pattern of `raw` has:
-        a table that stays in the processor's cache, looked up first (raw_filter, 16 MB, only for the words
-        it lets through)."""
-        starts = np.searchsorted(self.raw, np.arange(1 << 16, dtype=np.uint64) << np.uint64(48))
-        return np.append(starts[1:], self.raw.size) > starts
+    def raw(self, words):
+        """Which of the uint64 array `words` are hidden 8-byte patterns (a bool mask): the bytes of a hidden
+        float64 value, or of two neighbouring float32 values, that no public case holds as well."""
+        raw = self.hidden.patterns(words)
+        raw[raw] = ~self.public.patterns(words[raw])
+        return raw
 
     @cached_property
     def line_bytes(self):
@@ -118,6 +117,14 @@ def _raw_patterns(flat, keep):
         pairs = np.lib.stride_tricks.sliding_window_view(flat, 2)[keep[:-1] & keep[1:]]
         patterns.append(np.ascontiguousarray(pairs).view(np.uint64).ravel())
     return np.concatenate(patterns)
+
+
+def raw_prefixes(raw):
+    """A bool array of 2**16: which top 16 bits (sign, exponent, 4 bits of mantissa) a pattern of the sorted
+    uint64 array `raw` has: a table that stays in the processor's cache, looked up first (raw_filter, 16 MB,
+    only for the words it lets through)."""
+    starts = np.searchsorted(raw, np.arange(1 << 16, dtype=np.uint64) << np.uint64(48))
+    return np.append(starts[1:], raw.size) > starts
 
 
 def _raw_hash(words):
@@ -178,24 +185,30 @@ def _without(values, sorted_other, chunk=1 << 20):
 
 
 def secrets(solutions_dir=SOLUTIONS_DIR):
-    """What must never reach a student, from the hidden cases and the solution blocks: built once per kit
-    (its cases, solutions and code: fingerprint.py) and read back on later runs (stored.py)."""
+    """What must never reach a student, from the hidden cases and the solution blocks: built once for what
+    they are made of (the cases, the solutions, numpy's version and the code this module runs:
+    fingerprint.made_of) and read back on later runs (stored.py)."""
     hidden = cases_for(visibility="hidden")
     if not hidden:
         raise ValueError("no hidden case to look for: this kit holds none (run the check from the kit's "
                          "checkout, where the hidden cases are)")
-    arrays, texts = kept(_STORED, kit_fingerprint(_STORED, solutions_dir),
+    arrays, texts = kept(_STORED, secrets_key(solutions_dir),
                          lambda: _stored(_built(hidden, solutions_dir)))
-    values = {side: Values.read_back(*(arrays[f"{side}_{field}"] for field in _VALUES_FIELDS)) for side in _SIDES}
+    values = {side: Values(*(arrays[f"{side}_{field}"] for field in _VALUES_FIELDS)) for side in _SIDES}
     return Secrets(frozenset(name.encode() for name in texts["names"]), values["hidden"], values["public"],
-                   arrays["raw"], frozenset(texts["lines"]), arrays["raw_filter"])
+                   frozenset(texts["lines"]), arrays["raw_filter"], arrays["raw_prefixes"])
+
+
+def secrets_key(solutions_dir=SOLUTIONS_DIR):
+    """The stored secrets' key: what they are made of (see secrets)."""
+    return made_of(_STORED, __name__, solutions_dir)
 
 
 def _stored(made):
-    """The arrays and texts of the Secrets `made`, as stored.kept keeps them (the places built now, once)."""
+    """The arrays and texts of the Secrets `made`, as stored.kept keeps them."""
     arrays = {f"{side}_{field}": getattr(getattr(made, side), field) for side in _SIDES for field in _VALUES_FIELDS}
     texts = {"names": sorted(name.decode() for name in made.names), "lines": sorted(made.lines)}
-    return {**arrays, "raw": made.raw, "raw_filter": made.raw_filter}, texts
+    return {**arrays, "raw_filter": made.raw_filter, "raw_prefixes": made.raw_prefixes}, texts
 
 
 def _built(hidden, solutions_dir):
@@ -208,22 +221,22 @@ def _built(hidden, solutions_dir):
         stub = strip_solutions(source, step)  # a line the stub also holds (a docstring's formula) is taught
         lines |= {line for line in solution_lines(source)
                   if len(line) >= MIN_LINE and not line.startswith("#") and line not in stub}
-    return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, raw, frozenset(lines),
-                   raw_filter_bits(raw))
+    return Secrets(frozenset(c.name.encode() for c in hidden), hidden_values, public, frozenset(lines),
+                   raw_filter_bits(raw), raw_prefixes(raw))
 
 
 def _raw_hits(data, secrets_):
     """The hidden 8-byte patterns found in `data`, at any byte offset."""
-    if not secrets_.raw.size or len(data) < 8:
+    if not secrets_.hidden.sorted.size or len(data) < 8:
         return []
-    hits = set()
+    maybe = []
     for offset in range(8):
         usable = (len(data) - offset) // 8 * 8
         words = np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset)
         words = words[secrets_.raw_prefixes[words >> np.uint64(48)]]
-        words = np.sort(words[_may_be_raw(words, secrets_.raw_filter)])  # sorted: faster lookups
-        hits |= set(words[found_in(secrets_.raw, words)].tolist())
-    return sorted(hits)
+        maybe.append(words[_may_be_raw(words, secrets_.raw_filter)])
+    words = np.unique(np.concatenate(maybe))  # sorted (faster lookups), each once: looked up in one go
+    return words[secrets_.raw(words)].tolist() if words.size else []
 
 
 @dataclass(frozen=True)

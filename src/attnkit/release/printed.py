@@ -21,13 +21,14 @@ probabilities between 0.001 and 0.1) it takes several printed neighbours: there 
 8-digit spelling of a float32 is hit by numbers drawn at random, one in a few hundred.
 """
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
 MIN_PRINTED_DIGITS = 5
 NEIGHBOURHOOD = 10_000
 CHANCE = 1e-4
+_INDEX = np.uint32  # places and ranks: fewer than 2**32 - 1 values
+NO_RANK = np.iinfo(_INDEX).max
 
 
 def found_in(sorted_values, values):
@@ -40,38 +41,67 @@ def found_in(sorted_values, values):
 
 @dataclass(frozen=True)
 class Values:
-    """The distinctive values of some arrays. `flat` (float64, float32 values converted): the arrays laid
-    end to end, each followed by a NaN, with NaN for a value that is not distinctive, so that a value
-    at place w is followed in its array by the one at w + 1; `sorted`: its values sorted, NaNs left out."""
+    """The distinctive values of some arrays. Laid end to end as `flat` (float64, float32 values converted),
+    each array followed by a NaN, with NaN for a value that is not distinctive, so that a value at place w
+    is followed in its array by the one at w + 1, they are kept as `sorted` (the values sorted, NaNs left
+    out), `places` (aligned with `sorted`: each value's place in `flat`) and `ranks` (aligned with `flat`:
+    each value's index in `sorted`, NO_RANK for a NaN), so that a scan reads only the values it looks at
+    (`at`). `float32_starts`, `float32_ends`: the places where each float32 array starts and ends (int64,
+    increasing)."""
 
-    flat: np.ndarray
     sorted: np.ndarray
+    places: np.ndarray
+    ranks: np.ndarray
+    float32_starts: np.ndarray
+    float32_ends: np.ndarray
 
     @classmethod
     def of(cls, parts):
         """`parts`: the arrays as `Values.part` gives them (the list is emptied: memory)."""
-        flat = np.concatenate(parts or [np.zeros(0)])
+        lengths = np.array([values.size for values, _ in parts], dtype=np.int64)
+        ends = np.cumsum(lengths)
+        float32 = np.array([is_float32 for _, is_float32 in parts], dtype=bool)
+        flat = np.concatenate([values for values, _ in parts] or [np.zeros(0)])
         parts.clear()
-        ordered = np.sort(flat)  # NaNs last
-        return cls(flat, ordered[:np.count_nonzero(~np.isnan(flat))])
+        places = np.argsort(flat)[:np.count_nonzero(~np.isnan(flat))].astype(_INDEX)  # NaNs last
+        ranks = np.full(flat.size, NO_RANK, dtype=_INDEX)
+        ranks[places] = np.arange(places.size, dtype=_INDEX)
+        return cls(flat[places], places, ranks, (ends - lengths)[float32], ends[float32])
 
     @staticmethod
     def part(flat, keep):
-        """The 1-D array `flat` as float64 with NaN where `keep` is False, and the NaN that ends it."""
-        return np.append(np.where(keep, flat.astype(np.float64), np.nan), np.nan)
+        """(the 1-D array `flat` as float64 with NaN where `keep` is False and the NaN that ends it, whether it
+        is float32)."""
+        return np.append(np.where(keep, flat.astype(np.float64), np.nan), np.nan), flat.dtype == np.float32
 
-    @classmethod
-    def read_back(cls, flat, sorted_, places):
-        """The Values that `flat`, `sorted` and `places` (as stored: see leaks.secrets) are."""
-        values = cls(flat, sorted_)
-        values.__dict__["places"] = places  # the cached property's own slot
-        return values
+    def at(self, places):
+        """float64: the values of `flat` at `places` (an int array)."""
+        ranks = self.ranks[places]
+        held = ranks != NO_RANK
+        return np.where(held, self.sorted[np.where(held, ranks, 0)] if self.sorted.size else np.nan, np.nan)
 
-    @cached_property
-    def places(self):
-        """int64, aligned with `sorted`: each value's place in `flat`. Only a run of two printed numbers or
-        more needs it, and it takes seconds (an argsort of every value): built then."""
-        return np.argsort(self.flat)[:self.sorted.size]
+    def pairs(self, words):
+        """Which of the uint64 array `words` are the bytes of two neighbouring values of one float32 array
+        (a bool mask)."""
+        with np.errstate(invalid="ignore"):  # a signalling NaN's bytes: it holds no value either way
+            halves = words.view(np.float32).reshape(-1, 2).astype(np.float64)
+        maybe = np.flatnonzero(found_in(self.sorted, halves[:, 0]))
+        maybe = maybe[found_in(self.sorted, halves[maybe, 1])]
+        held = np.zeros(words.size, dtype=bool)
+        for i in maybe.tolist():
+            first, end = _span(self.sorted, halves[i, 0], halves[i, 0])
+            at = self.places[first:end].astype(np.int64)
+            array = np.searchsorted(self.float32_starts, at, side="right") - 1
+            in_float32 = (array >= 0) & (at + 1 < self.float32_ends[np.maximum(array, 0)])
+            held[i] = bool((self.at(at[in_float32] + 1) == halves[i, 1]).any())
+        return held
+
+    def patterns(self, words):
+        """Which of the uint64 array `words` are 8-byte patterns of these values: one value as float64, or two
+        neighbouring values of one float32 array (a bool mask)."""
+        held = found_in(self.sorted, words.view(np.float64))
+        held[~held] = self.pairs(words[~held])
+        return held
 
 
 @dataclass(frozen=True)
@@ -125,7 +155,8 @@ def _runs(values, texts):
             ends = values.places[first[start]:end[start]]
             while last + 1 < hit.size and hit[last + 1]:
                 ends = ends + 1
-                ends = ends[(values.flat[ends] >= texts.low[last + 1]) & (values.flat[ends] <= texts.high[last + 1])]
+                following = values.at(ends)
+                ends = ends[(following >= texts.low[last + 1]) & (following <= texts.high[last + 1])]
                 if not ends.size:
                     break
                 last += 1

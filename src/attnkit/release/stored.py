@@ -3,8 +3,9 @@ expected outputs of the GPT-2-sized hidden cases, sorted and indexed), a scan on
 
 They are kept in the user's cache folder ($XDG_CACHE_HOME, else ~/.cache: attnkit/NAME/KEY/, private to the
 user, as the hidden cases they come from), one `.npy` per array and the texts as JSON, and read back
-memory-mapped, so a scan reads only the pages it looks at. KEY is fingerprint.kit_fingerprint: a kit whose
-cases, solutions or code changed builds them again (the older folders are removed). A folder that cannot be
+memory-mapped, so a scan reads only the pages it looks at. KEY is the caller's (the leak check's is
+fingerprint.made_of): a kit whose cases, solutions or the code that builds them changed builds them again
+(the older folders are removed). A folder that cannot be
 read back whole is built again; one that cannot be written leaves the check only slower.
 """
 import json
