@@ -312,6 +312,8 @@ MESSAGES = {
     "show.equal_scores": {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
         "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},
+    "show.source": {"en": "(read: {links})", "zh": "（阅读：{links}）"},
+    "show.source_note": {"en": "(read: {links}: {note})", "zh": "（阅读：{links}：{note}）"},
     "show.position": {"en": "{index} (pos {position})", "zh": "{index}（位置 {position}）"},
     "show.tiled_scores": {"en": "S = Q Kᵀ / sqrt(D_h), -inf where hidden (causal)",
                           "zh": "S = Q Kᵀ / sqrt(D_h)，被遮住的是 -inf（因果）"},
