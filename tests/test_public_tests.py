@@ -110,8 +110,8 @@ def test_a_finished_core_is_a_green_run_the_optional_steps_skipped_with_how_to_s
 
 
 def test_an_optional_step_runs_once_its_code_changes_not_for_a_comment(tmp_path):
-    """Step 7 with a comment added stays skipped; step 8 with one function written runs (and fails);
-    step 9 untouched is skipped."""
+    """Step 7 with a comment added stays skipped; step 8 with one function written runs (and fails), and the
+    ladder sends the learner to it alone; step 9 untouched is skipped."""
     folder = learner_copy(tmp_path, CORE)
     (folder / "step7_layer.py").write_text("# my notes\n" + (folder / "step7_layer.py").read_text())
     source = (folder / "step8_kv_cache.py").read_text()
@@ -125,6 +125,7 @@ def test_an_optional_step_runs_once_its_code_changes_not_for_a_comment(tmp_path)
     assert skipped == {s.number for s in OPTIONAL} - {8}, out
     assert re.search(r"^  step 8  step8_kv_cache +\d/\d +(in progress|not started) +<- next", out, flags=re.M), out
     assert "Next: exercises/step8_kv_cache.py" in out
+    assert LADDER["en"].optional not in out, "while step 8 is next, the ladder does not say to start another step"
 
 
 def test_solutions_switch_passes_every_public_test_and_names_hidden_concepts():
