@@ -53,3 +53,25 @@ def test_the_warning_message_reads_as_written_in_chinese(monkeypatch):
 
 def test_the_stability_hint_says_for_every_row():
     assert case("softmax_large_scores_stable").hint["zh"].endswith("对每一行都有 softmax(S) = softmax(S - max(S))。")
+
+
+TERMS = "第 6 步：因果表和填充表一起用；KV Cache 的一步；GPT-2 Small 的宽度：D = 768，D_h = 64，缩放系数 1/8；KV Cache，past = 3，new = 2。"
+
+
+@pytest.mark.parametrize("width", [12, 16, 24, 36])
+def test_a_chinese_line_keeps_a_term_of_latin_words_whole(width):
+    """`KV Cache`, `GPT-2 Small` and `past = 3` are cut neither in the middle nor at the line's end: a Chinese
+    line ends after its own punctuation."""
+    lines = text_wrap.wrap(TERMS, width)
+    assert "".join(lines).replace(" ", "") == TERMS.replace(" ", "")
+    for term in ("KV Cache 的一步", "GPT-2 Small 的宽度", "D = 768", "past = 3", "new = 2"):
+        assert any(term in line for line in lines), (term, lines)
+
+
+@pytest.mark.parametrize("width", [20, 30, 40])
+def test_english_keeps_a_shape_in_brackets_whole(width):
+    text = "a causal [T_q, T_k] table and a batch's padding [B, 1, T_k] broadcast to [B, T_q, T_k]"
+    lines = text_wrap.wrap(text, width, "  ")
+    assert " ".join(line.strip() for line in lines) == text
+    for shape in ("[T_q, T_k]", "[B, 1, T_k]", "[B, T_q, T_k]"):
+        assert any(shape in line for line in lines), (shape, lines)
