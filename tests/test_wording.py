@@ -6,7 +6,7 @@ from attnkit import manifest
 from attnkit.cases import case
 from attnkit_runtime import ladder, text_wrap
 from attnkit_runtime.judge import warning_verdict
-from attnkit_runtime.notebook_feedback import blocked_by
+from attnkit_runtime.notebook_feedback import blocked_by, progress_table
 
 STEPS = manifest.steps("core")
 
@@ -75,3 +75,13 @@ def test_english_keeps_a_shape_in_brackets_whole(width):
     assert " ".join(line.strip() for line in lines) == text
     for shape in ("[T_q, T_k]", "[B, 1, T_k]", "[B, T_q, T_k]"):
         assert any(shape in line for line in lines), (shape, lines)
+
+
+def test_the_notebooks_progress_table_cuts_a_long_english_title_after_a_whole_word(monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "en")
+    steps = [{"module": s.module, "number": s.number, "title": s.title, "points": 10, "read": s.read} for s in STEPS]
+    table = progress_table(steps, {}, hidden_ran=False)
+    masks = next(line for line in table.splitlines() if line.startswith("  step 3 "))
+    title = manifest.step("step3_masks").title["en"]
+    shown = masks.split("  ")[2].strip()
+    assert shown.endswith(" …") and title.startswith(shown.removesuffix(" …") + " "), (shown, title)
