@@ -85,3 +85,14 @@ def test_the_notebooks_progress_table_cuts_a_long_english_title_after_a_whole_wo
     title = manifest.step("step3_masks").title["en"]
     shown = masks.split("  ")[2].strip()
     assert shown.endswith(" …") and title.startswith(shown.removesuffix(" …") + " "), (shown, title)
+
+
+@pytest.mark.parametrize("lang, shared", [("en", "All cells share one namespace"), ("zh", "所有单元格共用一个命名空间")])
+def test_the_notebooks_intro_says_its_cells_share_one_namespace(lang, shared):
+    """The folder's habit `from step3_masks import …` is not needed in the notebook: its intro says why; the
+    Chinese names the notebook one way (not 笔记本 in one cell and notebook in another)."""
+    from attnkit.nbgrader_course import texts
+
+    intro = texts.INTRO["core"][lang]
+    assert shared in intro and "from step3_masks import" in intro, intro
+    assert "笔记本" not in texts.PROVIDED_COMMENT and "padding" not in texts.LESSONS["zh"]
