@@ -1,11 +1,12 @@
 """Wording a Chinese-first learner reads (issue 18): one step is "第 3 步", not "1 步"; Chinese is wrapped only where
 a line may end; Chinese lists are separated by 、 and ；; the phrasings the newcomer found written, not translated."""
+import numpy as np
 import pytest
 
 from attnkit import manifest
 from attnkit.cases import case
 from attnkit_runtime import ladder, text_wrap
-from attnkit_runtime.judge import warning_verdict
+from attnkit_runtime.judge import compare, warning_verdict
 from attnkit_runtime.notebook_feedback import blocked_by, progress_table
 
 STEPS = manifest.steps("core")
@@ -96,3 +97,13 @@ def test_the_notebooks_intro_says_its_cells_share_one_namespace(lang, shared):
     intro = texts.INTRO["core"][lang]
     assert shared in intro and "from step3_masks import" in intro, intro
     assert "笔记本" not in texts.PROVIDED_COMMENT and "padding" not in texts.LESSONS["zh"]
+
+
+@pytest.mark.parametrize("lang, said, unsaid", [("en", "P: 3 NaN values where numbers", "0 inf"),
+                                                ("zh", "P：应为普通数值的地方出现了 3 个 NaN（", "0 个 inf")])
+def test_a_nan_result_counts_only_what_came(monkeypatch, lang, said, unsaid):
+    monkeypatch.setenv("ATTNKIT_LANG", lang)
+    nan = float("nan")
+    verdict = compare([[0.0, 0.0, 0.0], [0.27, 0.0, 0.73]], np.array([[nan, nan, nan], [0.27, 0.0, 0.73]]),
+                      {"atol": 1e-6, "rtol": 1e-6}, "P")
+    assert said in verdict.message and unsaid not in verdict.message, verdict.message

@@ -58,8 +58,11 @@ MESSAGES = {
         "en": "{label}: {count} of {size} cells differ (first at {cells})",
         "zh": "{label}：{size} 个格子中有 {count} 个不同（最先在 {cells}）"},
     "compare.nan": {
-        "en": "{label}: {nan} NaN and {inf} inf values where numbers were expected (first at {where})",
-        "zh": "{label}：应为普通数值的地方出现了 {nan} 个 NaN 和 {inf} 个 inf（最先在 {where}）"},
+        "en": "{label}: {counts} values where numbers were expected (first at {where})",
+        "zh": "{label}：应为普通数值的地方出现了 {counts}（最先在 {where}）"},
+    "compare.nan_count": {"en": "{count} NaN", "zh": "{count} 个 NaN"},
+    "compare.inf_count": {"en": "{count} inf", "zh": "{count} 个 inf"},
+    "compare.and": {"en": " and ", "zh": " 和 "},
     "compare.values_off": {
         "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); largest error {error} "
               "(relative {relative}) at {where}: expected {want}, got {got}",
