@@ -261,6 +261,9 @@ MESSAGES = {
     "show.corner_row_column": {"en": "row ↓ / column →", "zh": "行 ↓ / 列 →"},
     "show.corner_token_feature": {"en": "token ↓ / feature →", "zh": "Token ↓ / 特征 →"},
     "show.corner_query_kv_head": {"en": "query head ↓ / KV head →", "zh": "Query Head ↓ / KV Head →"},
+    "show.nothing_stored_for": {
+        "en": "(no expected result of {function} is stored; calls that have one: {examples})",
+        "zh": "（没有存下 {function} 的应有结果；存了应有结果的调用有：{examples}）"},
     "show.no_stored_expected": {
         "en": "(no expected result is stored for these arguments; it is for: {examples})",
         "zh": "（这些参数没有存下应有的结果；存了的有：{examples}）"},
