@@ -217,7 +217,7 @@ def test_public_checks_pass_and_name_what_the_hidden_tests_check(course, source,
     outcome = run_cells(nb, student_folder(course, tmp_path), monkeypatch)
     printed, error = outcome["test_step4_softmax"]
     assert error is None
-    assert "hidden tests run at grading also check: " in printed
+    assert "At grading, hidden checks also cover: " in printed and "hidden test" not in printed  # the notebook's word
     assert "float32 scores give float32 weights" in printed
 
 
@@ -369,7 +369,7 @@ def test_an_extension_step_on_a_failing_step_7_names_it(course, extension, monke
 def test_the_notebooks_own_texts_follow_the_kernels_language(course, source, tmp_path, monkeypatch):
     monkeypatch.setenv("ATTNKIT_LANG", "zh")
     outcome = run_cells(source, student_folder(course, tmp_path), monkeypatch)
-    assert "评分时运行的隐藏测试还会检查：" in outcome["test_step4_softmax"][0]
+    assert "评分时运行的隐藏检查还会考查：" in outcome["test_step4_softmax"][0]
     progress = outcome["attnkit_progress"][0]
     assert "attnkit 进度（公开检查；隐藏检查在评分时运行）" in progress and "公开检查的得分：100 / 100" in progress
     assert "不等于满分" not in progress and "每一步都通过了公开检查" in progress  # one wording: no contradiction

@@ -328,6 +328,7 @@ def test_released_notebook_stops_at_each_steps_not_implemented_error(course, tmp
         errors = [o for o in cell(nb, f"test_{step.module}").outputs if o.output_type == "error"]
         assert errors and errors[-1].ename == "StepNotWritten", step.module  # a NotImplementedError, shown as its text
         assert errors[-1].evalue.startswith(f"Step {step.number} ({step.module}.")  # its own step first
+        assert "还没有写" not in errors[-1].evalue, "the stub's text in the learner's language only"
 
 
 def test_instructor_notebook_passes_every_test_in_a_kernel(course):

@@ -24,7 +24,8 @@ OPTIONAL = [s for s in manifest.steps() if s.track != "core"]  # every step afte
 TRACKS = {s.track: [t for t in OPTIONAL if t.track == s.track] for s in OPTIONAL}  # each optional track's steps
 N_CORE = sum(len(cases_for(module, "public")) for module in CORE)
 N_OPTIONAL = N_PUBLIC - N_CORE
-STUB_TEXT = "is not written yet: replace this raise with your code"  # every stub's NotImplementedError
+STUB_TEXT = {"en": "is not written yet: replace this raise with your code",  # every stub's NotImplementedError
+             "zh": "还没有写：把这个 raise 换成你的代码"}  # which holds both languages, shown in the learner's
 # What the ladder prints in each language (the row's mark of an unstarted optional step, its last line…)
 LADDER = {"en": SimpleNamespace(header="attnkit progress", not_written="not written yet",
                                 optional_row="optional, not started (skipped)", last="Read lessons/en/",
@@ -74,9 +75,14 @@ def test_untouched_stubs_fail_the_core_once_each_skip_the_extension_and_end_on_t
     for name, section in sections.items():
         step = manifest.step(re.match(r"exercises/(step\d+_\w+)\.py:", section).group(1))
         assert step.module in CORE, section
-        assert re.fullmatch(rf"{step.module}\.py:\d+: NotImplementedError: Step {step.number} \({step.module}\.\w+\) "
-                            rf"{STUB_TEXT}.*", section.removeprefix("exercises/")), section
-    assert out.count(STUB_TEXT) == N_CORE + 1, "the stub's text: once per failing test, once in the ladder's next step"
+        said = (rf"Step {step.number} \({step.module}\.\w+\) {STUB_TEXT['en']}\. Read lessons/en/{step.module}\.md\."
+                if lang == "en" else
+                rf"第 {step.number} 步（{step.module}\.\w+）{STUB_TEXT['zh']}。阅读 lessons/zh/{step.module}\.md。")
+        assert re.fullmatch(rf"{step.module}\.py:\d+: NotImplementedError: {said}", section.removeprefix("exercises/")), \
+            section
+    assert out.count(STUB_TEXT[lang]) == N_CORE + 1, "the stub's text: once per failing test, once in the ladder's next step"
+    other = next(other for other in STUB_TEXT if other != lang)
+    assert STUB_TEXT[other] not in out, "the stub's text in the learner's language only"
     assert "src/attnkit" not in out, "a traceback reached into the kit"
     assert len(out.splitlines()) <= 3 * N_CORE + 39 + len(TRACKS), len(out.splitlines())  # was 406 lines; a line per optional track
     assert_ladder_last(out, lang, LADDER[lang].last)
@@ -110,8 +116,8 @@ def test_a_finished_core_is_a_green_run_the_optional_steps_skipped_with_how_to_s
 
 
 def test_an_optional_step_runs_once_its_code_changes_not_for_a_comment(tmp_path):
-    """Step 7 with a comment added stays skipped; step 8 with one function written runs (and fails);
-    step 9 untouched is skipped."""
+    """Step 7 with a comment added stays skipped; step 8 with one function written runs (and fails), and the
+    ladder sends the learner to it alone; step 9 untouched is skipped."""
     folder = learner_copy(tmp_path, CORE)
     (folder / "step7_layer.py").write_text("# my notes\n" + (folder / "step7_layer.py").read_text())
     source = (folder / "step8_kv_cache.py").read_text()
@@ -125,6 +131,7 @@ def test_an_optional_step_runs_once_its_code_changes_not_for_a_comment(tmp_path)
     assert skipped == {s.number for s in OPTIONAL} - {8}, out
     assert re.search(r"^  step 8  step8_kv_cache +\d/\d +(in progress|not started) +<- next", out, flags=re.M), out
     assert "Next: exercises/step8_kv_cache.py" in out
+    assert LADDER["en"].optional not in out, "while step 8 is next, the ladder does not say to start another step"
 
 
 def test_solutions_switch_passes_every_public_test_and_names_hidden_concepts():

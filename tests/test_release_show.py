@@ -60,6 +60,16 @@ def test_arguments_without_a_stored_result_show_the_learners_grid_and_which_are_
     assert "你的：visible" in run.stdout and "attnkit-show --mine causal_visible 2 5" in run.stdout, run.stdout
 
 
+@pytest.mark.parametrize("lang, said", [("en", "no expected result of weighted_sum is stored; calls that have one:"),
+                                        ("zh", "没有存下 weighted_sum 的应有结果；存了应有结果的调用有：")])
+def test_a_function_without_a_stored_result_names_the_calls_that_have_one(student_venv, tmp_path, lang, said):  # noqa: F811,E501
+    exercises_with(student_venv, tmp_path, ["step5_values"])
+    run = _show(student_venv, tmp_path, "weighted_sum", "0.5,0.5;1,0", "1,2;3,4", lang=lang)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert said in run.stdout and "attnkit-show --mine causal_visible 2 5" in run.stdout and "—" not in run.stdout, \
+        run.stdout
+
+
 def test_every_attnkit_show_the_lessons_and_readme_name_works_in_the_release(student_venv, tmp_path):  # noqa: F811
     """Each `attnkit show …` (or `attnkit-show …`) of the release's lessons and README, run as `attnkit-show …` on a
     finished folder: a preset prints, a --mine call shows the expected grid beside the learner's."""

@@ -1,5 +1,6 @@
 """`attnkit show`: the renderer, the lessons' presets, --mine matching and differing, and bad arguments."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -7,8 +8,10 @@ import sys
 import pytest
 
 from attnkit_runtime import show
+from attnkit_runtime.i18n import LANGUAGES, speaking
 from attnkit.cli import main
-from attnkit.paths import SOLUTIONS_DIR
+from attnkit.paths import LESSONS_DIR, SOLUTIONS_DIR
+from attnkit.show_frames import PRESETS, render
 
 
 def _run(capsys, *argv):
@@ -197,3 +200,23 @@ def test_bad_arguments_give_a_usage_error(capsys, argv, message):
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == ""
     assert "usage: attnkit show" in err and message in err
+
+
+LESSON_LINK = re.compile(r"lessons/(en|zh)/(\w+)\.md#?([\w-]*)")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_presets_title_names_its_lessons_as_files_in_the_learners_language(preset, lang):
+    """A preset's first line points at the lesson it draws as the path a learner opens
+    (lessons/zh/ref_kv_cache.md#frame-past3-new2), in their language, its note included."""
+    with speaking(lang):
+        head = render(PRESETS[preset]).split("\n")[0]
+    links = LESSON_LINK.findall(head)
+    assert links and all(link_lang == lang for link_lang, _, _ in links), head
+    for _, lesson, anchor in links:
+        text = (LESSONS_DIR / lang / f"{lesson}.md").read_text(encoding="utf-8")
+        assert not anchor or f'<a id="{anchor}"></a>' in text, (head, anchor)
+    assert not re.search(r"\blessons [a-z]", head), head
+    if lang == "zh":
+        assert not re.search(r"[a-z]{3,} [a-z]{3,}", LESSON_LINK.sub("", head)), head  # no English words left

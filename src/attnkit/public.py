@@ -59,7 +59,7 @@ def check_case(case, folder, item, full_arrays=False):
     outcome = harness.call_case(fn, case, calls)
     result = harness.judge_outcome(case, calls, outcome, lambda: checks.expected_outputs(case, calls),
                                    lambda: checks.expected_forms(case, calls), CATALOGUE, full_arrays=full_arrays)
-    report(result, calls, item)
+    report(result, calls, item, case.step)
 
 
 def case_test(step_module, function):

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnkit_runtime.i18n import LANGUAGES, speaking
+from attnkit_runtime.i18n import LANGUAGES, pick, speaking
 from attnkit_runtime.messages import say
+from . import lessons
 from .paths import SOLUTIONS_DIR
 from attnkit_runtime.show import beside, grid
 
@@ -19,13 +20,28 @@ class NoReference(Exception):
 
 
 @dataclass(frozen=True)
+class Source:
+    """Where a frame comes from: its lessons (references such as "ref_kv_cache#frame-past3-new2") and what
+    it shows of them, {lang: text} or None."""
+    lessons: tuple
+    note: dict = None
+
+    def render(self):
+        """"(read: lessons/en/ref_kv_cache.md#frame-past3-new2: past = 3, new = 2)", in the learner's language."""
+        links = say("list.separator").join(lessons.link(reference) for reference in self.lessons)
+        if self.note:
+            return say("show.source_note", links=links, note=pick(self.note))
+        return say("show.source", links=links)
+
+
+@dataclass(frozen=True)
 class Frame:
     n_query: int
     n_key: int
     tokens: tuple = ()  # one label per key position (T_k of them), or none
     padding: tuple = ()  # Hugging Face attention_mask [T_k] (1 = real token), or none
     scores: tuple = ()  # rows of scaled scores [T_q][T_k], or none (all equal)
-    source: str = ""  # where the frame comes from (a lesson), shown in the title
+    source: Source = None  # where the frame comes from, shown in the title
 
     @property
     def past(self):
@@ -43,7 +59,7 @@ class Frame:
 
 def _titled(head, source):
     """A frame's first line: `head`, then where the frame comes from (a lesson) if it says."""
-    return head + (f"  ({source})" if source else "")
+    return head + (f"  {source.render()}" if source else "")
 
 
 @dataclass(frozen=True)
@@ -54,7 +70,7 @@ class TiledFrame:
     n_key: int
     block: int
     scores: tuple
-    source: str = ""
+    source: Source = None
 
     def blocks(self):
         """(start, stop) of each block of keys."""
@@ -91,7 +107,7 @@ class HeadGroups:
     """Grouped-query attention's frame: which KV head each of n_head query heads reads (step 11)."""
     n_head: int
     n_kv_head: int
-    source: str = ""
+    source: Source = None
 
     def render(self):
         """The grid query head × KV head, True where the query head reads that KV head."""
@@ -113,14 +129,17 @@ PRESETS = {
     # ln of the weights printed for GPT-2 Block 0 / Head 0 on "How are you": softmax gives them back
     "how-are-you": Frame(3, 3, tokens=HOW_ARE_YOU,
                          scores=(_log([1.0, 1.0, 1.0]), _log([0.9534, 0.0466, 1.0]), _log([0.8849, 0.0563, 0.0588])),
-                         source="lessons ref_gpt2_head0#how-are-you"),
-    "kv-cache": Frame(2, 5, source="lessons ref_kv_cache#frame-past3-new2: past = 3, new = 2"),
+                         source=Source(("ref_gpt2_head0#how-are-you",))),
+    "kv-cache": Frame(2, 5, source=Source(("ref_kv_cache#frame-past3-new2",),
+                                     {"en": "past = 3, new = 2", "zh": "past = 3，new = 2"})),
     "padding": Frame(4, 4, tokens=("<pad>",) + HOW_ARE_YOU, padding=(0, 1, 1, 1),
-                     source="lessons ref_padding, ref_fully_masked: a left-padded batch row"),
+                     source=Source(("ref_padding", "ref_fully_masked"),
+                                    {"en": "a left-padded batch row", "zh": "批量中一行左侧填充的序列"})),
     "tiled": TiledFrame(2, 5, 2, scores=((0.5, 1.0, 2.0, 0.3, 0.0), (1.0, -0.5, 0.2, 1.5, 3.0)),
-                        source="lessons step10_tiled#tiles: past = 3, new = 2, blocks of 2"),
-    "gqa": HeadGroups(4, 2, source="lessons step11_gqa#groups"),
-    "gqa-llama": HeadGroups(32, 8, source="lessons step11_gqa#groups: Llama 3 8B"),
+                        source=Source(("step10_tiled#tiles",),
+                                       {"en": "past = 3, new = 2, blocks of 2", "zh": "past = 3，new = 2，每块 2 个 Key"})),
+    "gqa": HeadGroups(4, 2, source=Source(("step11_gqa#groups",))),
+    "gqa-llama": HeadGroups(32, 8, source=Source(("step11_gqa#groups",), {"en": "Llama 3 8B", "zh": "Llama 3 8B"})),
 }
 
 

@@ -144,7 +144,7 @@ def check(case, spec, request):
         failure = None
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
-    report(result, calls, request.node, fix_first(step, folder, result.blamed))
+    report(result, calls, request.node, step, fix_first(step, folder, result.blamed))
 
 
 def case_test(module, function):

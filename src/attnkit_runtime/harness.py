@@ -232,6 +232,18 @@ def of_calls(outcomes):
                    peaks=tuple(peak for o in outcomes for peak in o.peaks))
 
 
+def stub_text(number, module, read, error):
+    """A stub's NotImplementedError `error` of step `number` (`module`; `read`: its lesson, one link or
+    {lang: link}) in the learner's language only: the stub's raise holds every language, for it is one file
+    that every learner gets. `error`'s own text when no function raised it."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return str(error)
+    return say("stub.not_written", step=number, name=f"{module}.{tb.tb_frame.f_code.co_name}", read=pick(read))
+
+
 class Diagnosis:
     """What a front end knows of mistakes (the kit's catalogue, or the stored outputs of the release and
     the notebook): `of_results(case, calls, results)` and `of_error(case, error_type, error)` give a

@@ -303,7 +303,9 @@ def compare(expected, got, tolerance, label):
     if bad_nan.any() or bad_inf.any():
         where = np.argwhere(bad_nan | bad_inf)[0]
         arrays, detail = _side_by_side(expected, got, where)
-        return Verdict(False, "nan", say("compare.nan", label=label, nan=int(bad_nan.sum()), inf=int(bad_inf.sum()),
+        counts = say("compare.and").join(say(key, count=int(bad.sum())) for key, bad in
+                                        (("compare.nan_count", bad_nan), ("compare.inf_count", bad_inf)) if bad.any())
+        return Verdict(False, "nan", say("compare.nan", label=label, counts=counts,
                                          where=tuple(int(i) for i in where)) + f"\n{arrays}", detail)
     atol, rtol = tolerance["atol"], tolerance["rtol"]
     close = np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)

@@ -46,7 +46,7 @@ class StepTally:
 def render(tallies, steps, hidden, exercises_label="exercises", reference=False):
     """The ladder text for {step module: StepTally} (steps that ran no test are left out; steps of
     another track than the core, which are optional, are shown once every core step that ran is done,
-    under their track's title, an unstarted one marked so, with how to start).
+    under their track's title, an unstarted one marked so, with how to start once no step is next).
 
     `reference`: the tests ran on the kit's reference solutions (--solutions), not a learner's code.
     """
@@ -72,7 +72,7 @@ def render(tallies, steps, hidden, exercises_label="exercises", reference=False)
                                 total=t.total or t.skipped, mark=mark) + pointer)
     if waiting:
         lines += ["  " + say("ladder.extension_waits"), *("    " + span for span in _spans(waiting))]
-    elif unstarted:
+    elif unstarted and next_step is None:  # while a step is next, the ladder sends the learner there alone
         lines += ["", say("ladder.optional", label=exercises_label, file=unstarted[0].filename)]
     if not ran:
         return "\n".join(lines)

@@ -58,8 +58,11 @@ MESSAGES = {
         "en": "{label}: {count} of {size} cells differ (first at {cells})",
         "zh": "{label}：{size} 个格子中有 {count} 个不同（最先在 {cells}）"},
     "compare.nan": {
-        "en": "{label}: {nan} NaN and {inf} inf values where numbers were expected (first at {where})",
-        "zh": "{label}：应为普通数值的地方出现了 {nan} 个 NaN 和 {inf} 个 inf（最先在 {where}）"},
+        "en": "{label}: {counts} values where numbers were expected (first at {where})",
+        "zh": "{label}：应为普通数值的地方出现了 {counts}（最先在 {where}）"},
+    "compare.nan_count": {"en": "{count} NaN", "zh": "{count} 个 NaN"},
+    "compare.inf_count": {"en": "{count} inf", "zh": "{count} 个 inf"},
+    "compare.and": {"en": " and ", "zh": " 和 "},
     "compare.values_off": {
         "en": "{label}: {count} of {size} values are off (atol {atol}, rtol {rtol}); largest error {error} "
               "(relative {relative}) at {where}: expected {want}, got {got}",
@@ -258,6 +261,9 @@ MESSAGES = {
     "show.corner_row_column": {"en": "row ↓ / column →", "zh": "行 ↓ / 列 →"},
     "show.corner_token_feature": {"en": "token ↓ / feature →", "zh": "Token ↓ / 特征 →"},
     "show.corner_query_kv_head": {"en": "query head ↓ / KV head →", "zh": "Query Head ↓ / KV Head →"},
+    "show.nothing_stored_for": {
+        "en": "(no expected result of {function} is stored; calls that have one: {examples})",
+        "zh": "（没有存下 {function} 的应有结果；存了应有结果的调用有：{examples}）"},
     "show.no_stored_expected": {
         "en": "(no expected result is stored for these arguments; it is for: {examples})",
         "zh": "（这些参数没有存下应有的结果；存了的有：{examples}）"},
@@ -312,6 +318,8 @@ MESSAGES = {
     "show.equal_scores": {
         "en": ", all scores equal: each row shares its weight evenly over its visible keys",
         "zh": "，所有分数相等：每一行把权重平均分给它可见的 Key"},
+    "show.source": {"en": "(read: {links})", "zh": "（阅读：{links}）"},
+    "show.source_note": {"en": "(read: {links}: {note})", "zh": "（阅读：{links}：{note}）"},
     "show.position": {"en": "{index} (pos {position})", "zh": "{index}（位置 {position}）"},
     "show.tiled_scores": {"en": "S = Q Kᵀ / sqrt(D_h), -inf where hidden (causal)",
                           "zh": "S = Q Kᵀ / sqrt(D_h)，被遮住的是 -inf（因果）"},
@@ -471,8 +479,8 @@ MESSAGES = {
                 "zh": "{module}：公开检查通过 {public_ok} / {public_run}"},
     "notebook.summary_hidden": {"en": ", {hidden_ok} of {hidden_run} hidden checks passed",
                        "zh": "，隐藏检查通过 {hidden_ok} / {hidden_run}"},
-    "notebook.hidden_also": {"en": "The hidden tests run at grading also check: {concepts}.",
-                    "zh": "评分时运行的隐藏测试还会检查：{concepts}。"},
+    "notebook.hidden_also": {"en": "At grading, hidden checks also cover: {concepts}.",
+                    "zh": "评分时运行的隐藏检查还会考查：{concepts}。"},
     "notebook.not_written": {"en": "not written yet: {text}", "zh": "还没有写：{text}"},
     "notebook.failed_check": {"en": "FAILED ({visibility} check): {text}", "zh": "未通过（{visibility}检查）：{text}"},
     "notebook.public": {"en": "public", "zh": "公开"},

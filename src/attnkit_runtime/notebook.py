@@ -125,7 +125,9 @@ class StepChecks:
             return [(call, v) for call, out in zip(calls, outcome.results or ()) for v in out.values()]
 
         if outcome.ending == Ending.NOT_WRITTEN:
-            self.not_written.setdefault(outcome.error, result.not_written)
+            said = (harness.stub_text(self.step["number"], self.module, self.step["read"], outcome.exception)
+                    if result.not_written else outcome.error)
+            self.not_written.setdefault(said, result.not_written)
             return _Judged(None, result.status, result=result)
         if outcome.ending == Ending.RAISED:  # the message shows where in the learner's code it raised
             frames = their_frames(outcome.exception, cell_names(self.namespace))

@@ -6,10 +6,10 @@ Part of the runtime folder the notebook imports (notebook.py): standard library 
 import os
 import sysconfig
 import traceback
-import unicodedata
 
 from .i18n import pick
 from .messages import say
+from .text_wrap import columns
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the checks' own files: their frames are the kit's
 _LIBRARIES = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")})
@@ -83,7 +83,7 @@ def progress_table(steps, outcomes, hidden_ran):
     lines = [text("progress", whose=whose)]
     next_step = next((s for s in steps if outcomes.get(s["module"], ("",))[0] != "passed"), None)
     labels = [text("step_label", number=s["number"]) for s in steps]
-    label_width = max(map(_width, labels))
+    label_width = max(map(columns, labels))
     for s, label in zip(steps, labels):
         outcome, earned = outcomes.get(s["module"], ("not_run", 0.0))
         pointer = text("next") if s is next_step else ""
@@ -99,15 +99,13 @@ def progress_table(steps, outcomes, hidden_ran):
     return "\n".join(lines)
 
 
-def _width(line):
-    """The columns `line` takes in a monospace font: 2 for a wide (CJK) character, else 1."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
-
-
 def _fit(line, width):
-    """`line` padded with spaces to `width` columns, or cut to fit with " …" at its end."""
-    if _width(line) > width:
-        while _width(line) > width - 2:
-            line = line[:-1]
-        line = line.rstrip() + " …"
-    return line + " " * (width - _width(line))
+    """`line` padded with spaces to `width` columns, or cut to fit with " …" at its end (after a whole
+    word: a Latin word is not cut)."""
+    if columns(line) > width:
+        cut = line
+        while columns(cut) > width - 2:
+            cut = cut[:-1]
+        inside_a_word = line[len(cut)].isascii() and line[len(cut)].isalnum() and cut[-1:].isascii()
+        line = (cut.rsplit(" ", 1)[0] if inside_a_word and " " in cut else cut).rstrip() + " …"
+    return line + " " * (width - columns(line))

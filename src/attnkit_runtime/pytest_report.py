@@ -5,6 +5,7 @@ import os
 import pytest
 
 from . import started
+from .harness import stub_text
 from .judge import exception_note
 from .ladder import CORE_TRACK, NOT_WRITTEN
 from .messages import say
@@ -35,13 +36,15 @@ def raised_at(error):
     return f"{tb.tb_frame.f_code.co_filename if path.startswith('..') else path}:{tb.tb_lineno}: "
 
 
-def report(result, calls, item, blame=""):
+def report(result, calls, item, step, blame=""):
     """Show a CaseResult as pytest does best: a stub's NotImplementedError is one line (where it was raised
     and its text, once: the ladder's plugin shortens the end-of-run summary's copy), a learner's exception
     is raised again (its traceback points at the learner's line; the exception gets the case as a note),
     anything else that failed is a pytest failure with the teaching message. `blame` (the release: the
     earlier step a failing call used that fails its own tests) comes first. The test `item` keeps
-    whether the case is not written yet (for the ladder) and the earlier steps blamed."""
+    whether the case is not written yet (for the ladder) and the earlier steps blamed. `step` is the
+    case's (its number, module and read), which names a stub's own NotImplementedError in the learner's
+    language."""
     __tracebackhide__ = hide_kit_frame
     stopped_on_a_stub = result.problem == "not_written"  # this step's stub, or an earlier one's it called
     item.user_properties += [(NOT_WRITTEN, stopped_on_a_stub), (BLAMED, list(result.blamed))]
@@ -49,7 +52,8 @@ def report(result, calls, item, blame=""):
         return
     error = result.exception
     if stopped_on_a_stub:
-        text = error if result.not_written else say("depends.stopped_there", blame=blame, error=error)
+        text = (stub_text(step.number, step.module, step.read, error) if result.not_written
+                else say("depends.stopped_there", blame=blame, error=error))
         pytest.fail(f"{raised_at(error)}NotImplementedError: {text}", pytrace=False)
     if error is not None and result.status is Status.ERROR and not blame:
         if result.status is Status.ERROR and hasattr(error, "add_note"):  # Python 3.11+

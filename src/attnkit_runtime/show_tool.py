@@ -50,8 +50,13 @@ def stored_expected(function, fn, args):
 
 
 def _stored_calls(function):
-    return "; ".join(f"attnkit-show --mine {e['function']} {' '.join(e['args'])}"
-                     for e in course()["show"]["examples"] if e["function"] == function) or "—"
+    """The note under a result whose expected one is not stored: the stored calls of `function`, or of every
+    function when it has none."""
+    examples = course()["show"]["examples"]
+    mine = [e for e in examples if e["function"] == function]
+    calls = say("ladder.concept_separator").join(f"attnkit-show --mine {e['function']} {' '.join(e['args'])}"
+                                                 for e in mine or examples)
+    return say("show.no_stored_expected" if mine else "show.nothing_stored_for", function=function, examples=calls)
 
 
 def _mine(function, texts, functions):
@@ -65,7 +70,7 @@ def _mine(function, texts, functions):
     call, args, parts = run_learner(fn, function, texts, returns, folder / step.filename)
     expected = stored_expected(function, fn, args)
     if expected is None:
-        return yours(call, parts, say("show.no_stored_expected", examples=_stored_calls(function))), 0
+        return yours(call, parts, _stored_calls(function)), 0
     shown = compared(call, parts, expected)
     return shown.text, 1 if shown.differs else 0
 

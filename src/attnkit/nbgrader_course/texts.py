@@ -17,7 +17,7 @@ LESSONS = {"en": ("The lessons are in the folder `lessons/` beside this notebook
            "Keep the folder `attnkit_runtime/` beside this notebook too: the test cells' checks and their data are "
            "there."),
            "zh": ("课程在这个 notebook 旁边的 `lessons/` 文件夹里，有英文（`lessons/en/`）和中文（`lessons/zh/`）："
-                  "每一步一篇，另有几篇参考：各个 API 的掩码极性、padding、KV Cache 的偏移、整行都被遮住的情况，"
+                  "每一步一篇，另有几篇参考：各个 API 的掩码极性、填充、KV Cache 的偏移、整行都被遮住的情况，"
                   "以及 llama.cpp 里 GPT-2 的 Block 0 / Head 0。下面每一步都链接到它的课程；"
                   "[lessons/README.md](lessons/README.md) 是目录。文件夹 `attnkit_runtime/` 也要留在这个 notebook "
                   "旁边：测试单元格的检查代码和数据都在里面。")}
@@ -26,7 +26,7 @@ TEST_COMMENT = ("The provided cells at the top load the checks from attnkit_runt
                 "/ 顶部提供的单元格从旁边的 attnkit_runtime/ 加载检查代码。")
 
 PROVIDED_COMMENT = ("# Provided, do not edit, run it first: the input checks every step calls, from the file {file} "
-                    "beside this notebook.\n# 提供的代码，不要修改，先运行它：每一步都调用的输入检查，来自这个笔记本旁边的 {file} 文件。")
+                    "beside this notebook.\n# 提供的代码，不要修改，先运行它：每一步都调用的输入检查，来自这个 notebook 旁边的 {file} 文件。")
 
 RUN_FIRST = {"en": "the checks are not loaded: run the provided cells at the top first (the second one loads "
                    "the checks), then this cell again",
@@ -86,7 +86,9 @@ notation of the lessons:
 **How to work.** Run the two provided cells below first. Then, for each step, replace every
 `raise NotImplementedError(...)` in the step's code cell with your code, run that cell, and run the
 test cell under it. A test cell prints what it expected, what it got and where to read. Later steps
-use your earlier functions (step 6 calls steps 1–5), so go in order.
+use your earlier functions (step 6 calls steps 1–5), so go in order. All cells share one namespace: a
+function is there once its cell has run, by its name, with no import (`from step3_masks import …`, the
+folder hand-out's habit, is not needed here).
 """,
                   "zh": """# 单头因果自注意力，用 numpy 实现
 
@@ -108,6 +110,8 @@ use your earlier functions (step 6 calls steps 1–5), so go in order.
 **怎么做。** 先运行下面两个提供的单元格。然后每一步：把这一步代码单元格里的每个
 `raise NotImplementedError(...)` 换成你的代码，运行这个单元格，再运行它下面的测试单元格。测试单元格会打印
 应得的结果、你的结果以及该读哪里。后面的步骤会调用你前面写的函数（第 6 步调用第 1–5 步），所以请按顺序做。
+所有单元格共用一个命名空间：一个函数所在的单元格运行过之后，直接用它的名字就能调用，不需要 import
+（文件夹版练习里的习惯 `from step3_masks import …` 在这里用不着）。
 """},
          "extension": {"en": """# Beyond one head: GPT-2's attention layer and decoding with a KV cache
 

@@ -45,13 +45,13 @@ core is a green run; change the step's file and its tests run.
 - A step that uses earlier steps (step 6 imports steps 1–5) runs on YOUR versions of them. If a call
   used one of those and it does not pass its own tests yet, the failure says which one to fix first.
 - Each call of your function has a time limit (3 s; `ATTNKIT_TIME_LIMIT=20` gives more): an endless
-  loop fails its test and the run ends (on Windows there is no limit: stop a hung run with Ctrl+C).
+  loop fails its test and the run still ends (on Windows there is no limit: stop a hung run with Ctrl+C).
   A large array is shown by its shape and the first slice that differs; `pytest -vv` shows it whole.
 - To look at your own result while you experiment: `attnkit-show causal_visible 2 5` (or
   `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`) calls your function from `exercises/` and prints
   each part of its result as a labelled grid, beside the expected one with differing cells marked `*`
   where that call is stored (for another call it says which are); `attnkit-show kv-cache` (or
-  `padding`, `how-are-you`) prints a lessons' frame. In Python:
+  `padding`, `how-are-you`) prints a frame from the lessons. In Python:
   `from {runtime}.show import grid; print(grid(P, tokens, tokens, "P"))` (rows are queries, columns keys).
 - Passing every public test is not full marks: the graded run adds hidden tests; the ladder lists
   what they also check. A function's public tests count only once it also passes a hidden test that
@@ -98,7 +98,7 @@ pytest exercises/test_step1_projection.py      # 只测一步
 - 用到前面步骤的那一步（第 6 步导入第 1–5 步）运行的是**你自己**写的版本。如果一次调用用到了其中某一步，
   而那一步还没通过它自己的测试，失败信息会告诉你先改哪一步。
 - 你的函数每次调用都有时间限制（3 秒；`ATTNKIT_TIME_LIMIT=20` 可以放宽）：死循环会让它的测试失败，
-  这次运行随之结束（Windows 上没有限制：用 Ctrl+C 停止卡住的运行）。大数组只显示形状和第一个有差异的
+  这次运行也照样会结束（Windows 上没有限制：用 Ctrl+C 停止卡住的运行）。大数组只显示形状和第一个有差异的
   切片；`pytest -vv` 显示完整数组。
 - 边做边看自己的结果：`attnkit-show causal_visible 2 5`（或
   `attnkit-show softmax "0,1,-inf;-inf,-inf,-inf"`）会调用 `exercises/` 里你的函数，把结果的每一部分打印成
