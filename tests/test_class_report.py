@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from attnkit import cases
 from attnkit.grader import class_report, class_report_html
 from attnkit_runtime import i18n
 from attnkit.grader.bench import EDITS, HANG, copy_solutions
@@ -251,3 +252,21 @@ def test_students_who_failed_the_same_concepts_share_one_entry():
     assert text.count("shared_a") == 1
     page = class_report_html.page(s).replace("<wbr>", "")
     assert page.count("shared_a") == 1 and "<td>bob, cy</td>" in page
+
+
+def test_a_batch_graded_in_chinese_ends_with_the_class_report_in_chinese(tmp_path):
+    subs = [str(copy_solutions(tmp_path / name, None)) for name in ("a", "b")]
+    proc = run_cli("grade", *subs, "--lang", "zh", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "班级报告：2 份提交，平均分 100.0，中位数 100.0（满分 100）" in proc.stdout
+    assert "没有学生犯已知错误" in proc.stdout and "class report" not in proc.stdout
+
+
+def test_the_failing_tests_concepts_follow_the_language_of_each_report():
+    case = next(iter(cases.all_cases()))
+    grades = [_failing("ann", 50.0, (case.step.module, case.name))]
+    said = {}
+    for lang in ("en", "zh", "en"):  # the first language asked is not kept for the next report
+        with i18n.speaking(lang):
+            said.setdefault(lang, set()).add(class_report.summarize(grades).unexplained[0].concepts[0][1])
+    assert said == {lang: {(case.concept[lang],)} for lang in ("en", "zh")}
