@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from attnkit import messages as kit_messages
 from attnkit_runtime import i18n, messages
 from attnkit.paths import SOLUTIONS_DIR
 from test_public_tests import edited_copy
@@ -25,8 +26,10 @@ def _provided_checks():
 
 
 def _tables():
-    """Every table of code messages; read when a test runs (collecting needs no solutions/)."""
-    return {"messages": messages.MESSAGES, "shape_checks": _provided_checks()._MESSAGES}
+    """Every table of code messages (the learner runtime's, the kit's for instructors, the provided checks');
+    read when a test runs (collecting needs no solutions/)."""
+    return {"messages": messages.MESSAGES, "kit messages": kit_messages.MESSAGES,
+            "shape_checks": _provided_checks()._MESSAGES}
 
 
 def _placeholders(template):

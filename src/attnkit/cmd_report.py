@@ -2,6 +2,9 @@
 import json
 import sys
 
+from .cli import add_lang_option
+from .messages import say
+
 _KEYS = {"score", "max_score", "tests", "diagnoses"}
 
 
@@ -9,6 +12,7 @@ def register(sub):
     p = sub.add_parser("report", help="class summary of graded submissions: scores, steps, mistakes ranked")
     p.add_argument("results", metavar="RESULTS.jsonl", help="the lines `attnkit grade --json` printed")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained page with plots")
+    add_lang_option(p, "the report (the terminal's and the page's)")
     p.set_defaults(func=run)
 
 
@@ -42,5 +46,5 @@ def run(args):
     print(class_report.text(summary))
     if args.html:
         write_text(args.html, class_report_html.page(summary))
-        print(f"\nwritten: {args.html}")
+        print("\n" + say("report.written", path=args.html))
     return 0

@@ -5,8 +5,9 @@
 placeholders. Texts that live in data (a case's concept and hint, a mistake's advice, a step's
 title) are not here: they are two-language data of their own, chosen with `i18n.pick`.
 
-Instructor-facing output (the class report, CSV headers, `attnkit verify`, the instructors' CLI
-errors) stays English and is not here (docs/GRADING.md says so).
+Instructor-facing texts are not here: the class report's are in the kit's own table
+(attnkit/messages.py); CSV headers, `attnkit verify` and the instructors' CLI errors stay English
+(docs/GRADING.md says so).
 
 Part of the portable core that `attnkit release` copies as is (standard library only); the
 nbgrader course puts it beside the notebook, whose checks cell imports it.

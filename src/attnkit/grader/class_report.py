@@ -5,7 +5,8 @@ Input is the grade objects `attnkit grade --json` prints (docs/CONTRACT.md's gra
 from: a known mistake (counted once per student who made it, ranked by that count, with the lesson
 section its advice names), an error or a timeout the catalogue does not explain (a crash, an exception,
 a hang), points lost with no known diagnosis (with the concepts of the failing tests, so the teacher
-can tell what to look at), or steps not written yet.
+can tell what to look at; students who failed the same concepts of a step share one entry), or steps
+not written yet. Every text the report words is in attnkit/messages.py, in the current language.
 """
 import statistics
 import textwrap
@@ -14,12 +15,15 @@ from functools import lru_cache
 from pathlib import PurePath
 
 from .. import cases, lessons, mistakes
+from ..messages import say
 from attnkit_runtime.i18n import pick
 from attnkit_runtime.status import Status
+from attnkit_runtime.text_wrap import columns
+from .feedback import status_word
 from .terminal import printable
 
 BINS = 10  # score histogram: [0, 10), [10, 20), … [90, 100]
-SPREAD = ("none", "under half", "half or more", "full")  # the buckets of a step's points, per student
+SPREAD = ("none", "under_half", "half_or_more", "full")  # the buckets of a step's points, per student
 _BAR = 30  # characters of the longest text bar
 _WIDTH = 100  # columns of a wrapped list of names
 _CONCEPTS = 3  # concepts of failing tests named per step in the terminal (the page names them all)
@@ -53,6 +57,15 @@ class Unexplained:
 
 
 @dataclass(frozen=True)
+class UnexplainedEntry:
+    """The students who failed the same concepts of one step with no known diagnosis."""
+
+    step: str
+    concepts: tuple  # (concept, …) in test order
+    who: tuple  # the students, lowest score first
+
+
+@dataclass(frozen=True)
 class StepSpread:
     step: str
     mean: float
@@ -77,8 +90,19 @@ class ClassSummary:
     def groups(self):
         """[(label, students)]: how many students lost points to each kind of cause (one may be in several)."""
         known = {w for m in self.mistakes for w in m.who}
-        return [("known mistake", len(known)), ("error or timeout", len(self.stopped)),
-                ("no known diagnosis", len(self.unexplained)), ("step not written", len(self.not_written))]
+        counts = {"known": len(known), "stopped": len(self.stopped), "unexplained": len(self.unexplained),
+                  "not_written": len(self.not_written)}
+        return [(say(f"report.cause.{cause}"), n) for cause, n in counts.items()]
+
+    @property
+    def unexplained_entries(self):
+        """[UnexplainedEntry]: one per (step, concepts) some student failed, most students first."""
+        students = {}
+        for u in self.unexplained:
+            for step, concepts in u.concepts:
+                students.setdefault((step, concepts), []).append(u.who)
+        ranked = sorted(students.items(), key=lambda item: -len(item[1]))  # stable: lowest score first among equals
+        return [UnexplainedEntry(step, concepts, tuple(who)) for (step, concepts), who in ranked]
 
 
 def summarize(grades):
@@ -176,12 +200,12 @@ def _steps_not_written(grade):
 
 @lru_cache(maxsize=1)
 def _concepts():
-    return {c.name: pick(c.concept) for c in cases.all_cases()}
+    return {c.name: c.concept for c in cases.all_cases()}  # in both languages: picked when a report is made
 
 
 def _concept(name):
-    """What the test `name` checks (its name, for a test this kit does not know)."""
-    return _concepts().get(name, name)
+    """What the test `name` checks, in the current language (its name, for a test this kit does not know)."""
+    return pick(_concepts().get(name, name))
 
 
 def _bar(n, most):
@@ -194,48 +218,61 @@ def _names(names, indent="      "):
                          initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
 
 
+def spread_words():
+    """The SPREAD buckets' names in the current language."""
+    return tuple(say(f"report.spread.{bucket}") for bucket in SPREAD)
+
+
 def tally_text(tally):
     """'2 error, 1 timeout' of {status: tests}."""
-    return ", ".join(f"{n} {status}" for status, n in tally.items())
+    return say("report.comma").join(say("report.tally", count=n, status=status_word(status)) for status, n in tally.items())
+
+
+def _left(label, width):
+    """`label` padded to `width` terminal columns (a Chinese character takes two)."""
+    return label + " " * max(width - columns(label), 0)
+
+
+def _concepts_text(concepts):
+    """The first _CONCEPTS of `concepts`, and how many more there are."""
+    more = [say("report.more_concepts", count=len(concepts) - _CONCEPTS)] if len(concepts) > _CONCEPTS else []
+    return say("report.semicolon").join(list(concepts[:_CONCEPTS]) + more)
 
 
 def text(summary):
     """The summary for a terminal; students' names are escaped (terminal.printable)."""
     s = summary
-    lines = [f"class report: {s.count} submissions, mean {s.mean:.1f}, median {s.median:.1f} (of {s.max_score:g})",
-             "  scores:"]
+    lines = [say("report.head", count=s.count, mean=s.mean, median=s.median, top=s.max_score), "  " + say("report.scores")]
     most = max(n for _, _, n in s.histogram)
     for k, (low, high, n) in enumerate(s.histogram):
         closing = "]" if k == len(s.histogram) - 1 else ")"
         lines.append(f"    [{low:>3g}, {high:>3g}{closing:<1} {n:>4}  {_bar(n, most)}")
-    lines.append("  points per step: mean, and students with " + " / ".join(SPREAD) + " of its points:")
+    lines.append("  " + say("report.steps", spread=" / ".join(spread_words())))
     lines += [f"    {p.step:<18} {p.mean:>6.2f} / {p.worth:<3g} " + " / ".join(f"{n:>3}" for n in p.counts)
               for p in s.steps]
-    lines.append("  who lost points, and why (a student may be in several groups):")
+    lines.append("  " + say("report.groups"))
     widest = max(n for _, n in s.groups) or 1
-    lines += [f"    {label:<20} {n:>4}  {_bar(n, widest)}" for label, n in s.groups]
+    lines += [f"    {_left(label, 20)} {n:>4}  {_bar(n, widest)}" for label, n in s.groups]
     if s.mistakes:
-        lines.append("  known mistakes, by how many students made them (reteach):")
+        lines.append("  " + say("report.mistakes"))
         top = s.mistakes[0].students
         for m in s.mistakes:
             lines.append(f"    {m.students:>4}  {m.code:<24} {_bar(m.students, top):<{_BAR}}  {m.summary}"
                          + (f" — {m.lesson}" if m.lesson else ""))
             lines += _names(m.who)
     else:
-        lines.append("  no known mistake was made")
+        lines.append("  " + say("report.no_mistake"))
     if s.stopped:
-        lines.append(f"  errors and timeouts no known mistake explains ({len(s.stopped)} students):")
+        lines.append("  " + say("report.stopped", count=len(s.stopped)))
         for st in s.stopped:
-            where = "; ".join(f"{step} {tally_text(tally)}" for step, tally in st.steps)
+            where = say("report.semicolon").join(f"{step} {tally_text(tally)}" for step, tally in st.steps)
             lines.append(f"    {printable(st.who, keep='')} ({st.score:.4g}): {where}")
     if s.unexplained:
-        lines.append(f"  points lost with no known diagnosis ({len(s.unexplained)} students; the failing tests check):")
-        for u in s.unexplained:
-            lines.append(f"    {printable(u.who, keep='')} ({u.score:.4g}):")
-            lines += [f"      {step}: " + "; ".join(concepts[:_CONCEPTS])
-                      + (f"; and {len(concepts) - _CONCEPTS} more" if len(concepts) > _CONCEPTS else "")
-                      for step, concepts in u.concepts]
+        lines.append("  " + say("report.unexplained", count=len(s.unexplained)))
+        for entry in s.unexplained_entries:
+            lines.append(f"    {len(entry.who):>4}  {entry.step}: {_concepts_text(entry.concepts)}")
+            lines += _names(entry.who)
     if s.not_written:
-        lines.append(f"  steps not written yet ({len(s.not_written)} students):")
+        lines.append("  " + say("report.not_written", count=len(s.not_written)))
         lines += [f"    {printable(name, keep='')}: {', '.join(steps)}" for name, steps in s.not_written]
     return "\n".join(lines)

@@ -5,13 +5,15 @@ made them, and each step's spread of points — each bar labelled with its count
 largest count of its plot (not to the class size, so 4 of 200 is still a bar), each plot with its own
 colour (the browser test looks for them). Beneath them, who needs help, by name: the students of each
 known mistake, those whose code raised or ran out of time, those who lost points with no known
-diagnosis (with what their failing tests check), and those who left steps unwritten. Every name is
-learner text, escaped.
+diagnosis (with what their failing tests check, one row per step and concepts), and those who left steps
+unwritten. Every name is learner text, escaped; every text the page words is in attnkit/messages.py.
 """
 import html
 import re
 
-from .class_report import SPREAD, ClassSummary, tally_text
+from ..messages import say
+from attnkit_runtime.i18n import language
+from .class_report import ClassSummary, spread_words, tally_text
 from .terminal import printable
 
 COLOURS = {"histogram": "#1f77b4", "groups": "#9467bd", "mistakes": "#d62728", "steps": "#2ca02c"}
@@ -63,7 +65,8 @@ def _spread_bars(summary):
 
     def row(k, p):
         y, x = 30 + k * _ROW, float(_LABEL)
-        parts = [_text(_LABEL - 6, y + 15, f"{p.step} (mean {p.mean:.3g} / {p.worth:g})", 12, "end")]
+        parts = [_text(_LABEL - 6, y + 15, say("report.plot.step_mean", step=p.step, mean=p.mean, worth=p.worth),
+                       12, "end")]
         for n, colour in zip(p.counts, _SPREAD_COLOURS):
             width = span * n / count
             parts.append(_rect(x, y + 3, width, _ROW - 8, colour))
@@ -72,9 +75,8 @@ def _spread_bars(summary):
             x += width
         return "".join(parts)
     legend = "".join(_rect(_LABEL + 120 * k, 6, 12, 12, colour) + _text(_LABEL + 120 * k + 16, 16, label, 11)
-                     for k, (label, colour) in enumerate(zip(SPREAD, _SPREAD_COLOURS)))
-    return _figure("steps", f"Points per step: students with none, under half, half or more, or all of its points "
-                            f"(of {count})", 36 + _ROW * len(summary.steps),
+                     for k, (label, colour) in enumerate(zip(spread_words(), _SPREAD_COLOURS)))
+    return _figure("steps", say("report.plot.steps", count=count), 36 + _ROW * len(summary.steps),
                    [legend] + [row(k, p) for k, p in enumerate(summary.steps)])
 
 
@@ -89,41 +91,38 @@ def _breakable(text):
     return "".join(e(piece) + ("<wbr>" if piece in ("/", "#") else "") for piece in re.split(r"([/#])", str(text)))
 
 
-def _table(headers, rows, empty):
-    """An HTML table of text rows (escaped here), or the sentence `empty` when there is none."""
+def _table(columns, rows, empty):
+    """An HTML table of text rows (escaped here) under the headers of `columns` (report.column.* keys), or the
+    sentence report.empty.`empty` when there is none."""
     if not rows:
-        return f"<p>{e(empty)}</p>"
-    head = "".join(f"<th>{e(h)}</th>" for h in headers)
+        return f"<p>{e(say(f'report.empty.{empty}'))}</p>"
+    head = "".join(f"<th>{e(say(f'report.column.{c}'))}</th>" for c in columns)
     return f"<table><tr>{head}</tr>" + "".join("<tr>" + "".join(f"<td>{_breakable(c)}</td>" for c in row) + "</tr>"
                                              for row in rows) + "</table>"
 
 
 def _help_tables(s):
-    mistakes = _table(("students", "mistake", "who", "what it is", "reteach"),
-                      [(m.students, m.code, ", ".join(m.who), m.summary, m.lesson) for m in s.mistakes],
-                      "No known mistake was made.")
-    stopped = _table(("student", "score", "steps: tests that raised, crashed or ran out of time"),
-                     [(st.who, f"{st.score:.4g}", "; ".join(f"{step}: {tally_text(t)}" for step, t in st.steps))
-                      for st in s.stopped], "No error or timeout that a known mistake does not explain.")
-    unexplained = _table(("student", "score", "steps: what the failing tests check"),
-                         [(u.who, f"{u.score:.4g}", " | ".join(f"{step}: {'; '.join(c)}" for step, c in u.concepts))
-                          for u in s.unexplained], "Nobody lost points without a known diagnosis.")
-    unwritten = _table(("student", "steps not written yet"), [(name, ", ".join(steps)) for name, steps in s.not_written],
-                       "Every student wrote every step.")
-    return (f"<h2>Known mistakes to reteach</h2>\n{mistakes}\n"
-            f"<h2>Errors and timeouts no known mistake explains</h2>\n{stopped}\n"
-            f"<h2>Points lost with no known diagnosis</h2>\n{unexplained}\n"
-            f"<h2>Steps not written yet</h2>\n{unwritten}")
+    tables = {
+        "mistakes": _table(("students", "mistake", "who", "what", "reteach"),
+                           [(m.students, m.code, ", ".join(m.who), m.summary, m.lesson) for m in s.mistakes], "mistakes"),
+        "stopped": _table(("student", "score", "stopped"),
+                          [(st.who, f"{st.score:.4g}", say("report.semicolon").join(f"{step}: {tally_text(t)}" for step, t in st.steps))
+                           for st in s.stopped], "stopped"),
+        "unexplained": _table(("students", "step", "concepts", "who"),
+                              [(len(u.who), u.step, say("report.semicolon").join(u.concepts), ", ".join(u.who))
+                               for u in s.unexplained_entries], "unexplained"),
+        "not_written": _table(("student", "not_written"), [(name, ", ".join(steps)) for name, steps in s.not_written],
+                              "not_written")}
+    return "\n".join(f"<h2>{e(say(f'report.heading.{part}'))}</h2>\n{table}" for part, table in tables.items())
 
 
-def page(summary: ClassSummary, title="attnkit class report"):
-    s = summary
+def page(summary: ClassSummary):
+    s, title = summary, say("report.title")
     histogram = _vertical_bars("histogram", [(f"{low:g}–{high:g}", n) for low, high, n in s.histogram],
-                               f"Scores of {s.count} submissions (mean {s.mean:.1f}, median {s.median:.1f} of {s.max_score:g})")
-    groups = _horizontal_bars("groups", s.groups, "Who lost points, and why: students per cause (one may have several)")
-    ranked = _horizontal_bars("mistakes", [(m.code, m.students) for m in s.mistakes],
-                              "Known mistakes: students who made each")
-    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{e(title)}</title><style>'
+                               say("report.plot.scores", count=s.count, mean=s.mean, median=s.median, top=s.max_score))
+    groups = _horizontal_bars("groups", s.groups, say("report.plot.groups"))
+    ranked = _horizontal_bars("mistakes", [(m.code, m.students) for m in s.mistakes], say("report.plot.mistakes"))
+    return (f'<!DOCTYPE html>\n<html lang="{language()}"><head><meta charset="utf-8"><title>{e(title)}</title><style>'
             "body{font-family:sans-serif;max-width:60em;margin:1em auto}figure{margin:1em 0}"
             "table{border-collapse:collapse;width:100%}td,th{padding:.2em .6em;text-align:left;vertical-align:top;"
             "border-bottom:1px solid #ddd;overflow-wrap:break-word}th{white-space:nowrap}</style></head><body>\n"
