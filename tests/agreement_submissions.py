@@ -75,6 +75,7 @@ CATALOGUE = {
     "mask_large_negative": [("step3_masks", "return np.where(visible, 0.0, -np.inf).astype(dtype)",
                              "return np.where(visible, 0.0, -1e9).astype(dtype)")],
     "mask_after_softmax": [("step6_head", _SCALED_MASKED, "    P = softmax(scale_scores(kq, D_h)) * visible")],
+    "mask_not_applied": [("step6_head", "S = scale_scores(kq, D_h) + M", "S = scale_scores(kq, D_h)")],
     "torch_mha_polarity": [("step3_masks", "return ~visible  # True = blocked", "return visible.copy()")],
     "torch_sdpa_polarity": [("step3_masks", "return visible.copy()  # True = may attend", "return ~visible  #")],
     "hf_padding_polarity": [("step3_masks", "return ~real  # True = padding", "return real  #")],

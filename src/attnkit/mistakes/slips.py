@@ -339,6 +339,12 @@ def _chunk_top_left(positions, n_key):
     return np.arange(n_key)[None, :] <= rows[:, None]
 
 
+@slip("step8_kv_cache", "chunk_visible")
+def _chunk_diagonal_excluded(positions, n_key):
+    """key j visible when j < the query's position: no new token reads itself."""
+    return np.arange(n_key)[None, :] < np.asarray(positions)[:, None]
+
+
 # step 9 — llama.cpp's GGML layout ---------------------------------------------------------------
 
 def _reshaped_by_ne(order):
@@ -582,7 +588,7 @@ SLIPS = {
     "kq_scaled": (_kq_scaled,),
     "mask_top_left": (_causal(lambda i, j, past: j <= i), _chunk_top_left),
     "mask_off_by_one": (_causal(lambda i, j, past: j <= past + i + 1),),
-    "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i),),
+    "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i), _chunk_diagonal_excluded),
     "mask_inverted": (_causal(lambda i, j, past: j > past + i), _causal(lambda i, j, past: j >= past + i),
                       _additive_mask_inverted),
     "mask_combined_with_or": (_combine_with_or,),
@@ -593,6 +599,7 @@ SLIPS = {
     "mask_large_negative": (_additive_mask_large_negative, _softmax_large_negative,
                             _head(lambda S, table: _softmax_of(np.where(table, S, S.dtype.type(-1e9))))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
+    "mask_not_applied": (_head(lambda S, table: _softmax_of(S)),),
     "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
     "torch_sdpa_polarity": (_swapped("to_torch_sdpa_mask", "to_torch_mha_mask"),),
     "hf_padding_polarity": (_padding_backwards, _key_padding_as_is),
@@ -642,7 +649,7 @@ SLIPS = {
     "tiled_division_missing": (_tiled(divided=False),),
     "tiled_mask_top_left": (_tiled(causal_offset=lambda T_q, T_k, start: 0),
                             _tiled(causal_offset=lambda T_q, T_k, start: start)),
-    "tiled_last_block_dropped": (_tiled(end=lambda T_k, block: T_k - block + 1),),
+    "tiled_last_block_dropped": (_tiled(end=lambda T_k, block: T_k - block + 1), _tiled(end=lambda T_k, block: T_k - block)),
     "tiled_holds_every_key": (_tiled_all_scores, _tiled_whole_causal_table),
     "gqa_heads_interleaved": (_kv_heads(lambda h, n_head, n_kv: h % n_kv),
                               _gqa_keys(lambda X, group, n_head: np.tile(X, (group, 1, 1)))),
