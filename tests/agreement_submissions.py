@@ -62,6 +62,7 @@ CATALOGUE = {
     return HeadTrace(Q=Q, K=K, V=V, kq=kq, kq_soft_max=P, kqv=weighted_sum(P, V))""")],
     "kq_scaled": [("step6_head", "kq=raw_scores(Q, K), kq_soft_max", "kq=scale_scores(raw_scores(Q, K), Q.shape[-1]), kq_soft_max")],
     "mask_top_left": [("step3_masks", "return j <= past + i", "return j <= i")],
+    "mask_past_sign": [("step3_masks", "    past = n_key - n_query\n", "    past = n_query - n_key\n")],
     "mask_off_by_one": [("step3_masks", "return j <= past + i", "return j <= past + i + 1")],
     "mask_diagonal_excluded": [("step3_masks", "return j <= past + i", "return j < past + i")],
     "mask_inverted": [("step3_masks", "return j <= past + i", "return j > past + i")],

@@ -1,7 +1,9 @@
 """A newcomer's slip, written as a learner edits the reference, is named by what it did wherever a diagnosis is
 given: never by another known mistake alone (which points the learner the wrong way), and on some case by its own.
 
-Each slip here was named wrongly before: an attention that never adds M by `mask_zero_fill` and
+Each slip here was named wrongly before: past = T_q - T_k by `mask_inverted` (one new query then reads nothing, as
+with the polarity flipped), scale_scores(kq, T_k) on float32 by `scale_rounded` (the catalogue's slip scaled Q instead,
+rounding otherwise), an attention that never adds M by `mask_zero_fill` and
 `mask_off_by_one`, chunk_visible with `<` by `cache_appended_after_attending`, a tiled walk whose loop stops one
 block early by `tiled_mask_top_left`."""
 import sys
@@ -29,6 +31,9 @@ def _edited(module, old, new):
 
 
 SLIPS = [  # (code, module, function, old line, the learner's line)
+    ("mask_past_sign", "step3_masks", "causal_visible", "past = n_key - n_query\n    i = np.arange",
+     "past = n_query - n_key\n    i = np.arange"),
+    ("scale_by_keys", "step6_head", "attention", "S = scale_scores(kq, D_h) + M", "S = scale_scores(kq, T_k) + M"),
     ("mask_not_applied", "step6_head", "attention", "S = scale_scores(kq, D_h) + M", "S = scale_scores(kq, D_h)"),
     ("mask_diagonal_excluded", "step8_kv_cache", "chunk_visible", "return keys[None, :] <= positions[:, None]",
      "return keys[None, :] < positions[:, None]"),

@@ -131,6 +131,12 @@ _TEXT = (
       "zh": "用第 6 步 attention(Q, K, V, visible) 给出的、加了掩码的 P：它为 0 的地方 dS 也是 0，梯度不会流到"
             "这个 Query 没读过的 Key。"},
      "step13_backward#masked"),
+    ("mask_past_sign",
+     {"en": "past counted backwards (T_q - T_k instead of T_k - T_q): new queries read fewer keys, not the cached ones",
+      "zh": "past 算反了（写成 T_q - T_k，而不是 T_k - T_q）：新的 Query 读到的 Key 反而更少，读不到缓存里的"},
+     {"en": "past = T_k - T_q is the number of keys already cached (0 or more): query i may read keys 0 … past + i.",
+      "zh": "past = T_k - T_q 是已经在缓存里的 Key 的个数（0 或更多）：Query i 可以读 Key 0 … past + i。"},
+     "step3_masks#causal"),
     ("mask_off_by_one",
      {"en": "each position may also read the next one (causal table shifted by one)",
       "zh": "每个位置还能读下一个位置（因果表错位了一格）"},

@@ -204,11 +204,12 @@ def _weights_dot(P, V):
 
 # step 6 — the head ----------------------------------------------------------------------------
 
-def _unmasked_scores(Q, K, visible):
-    """(kq / sqrt(D_h), the visibility table) as the reference attention builds them."""
+def _unmasked_scores(Q, K, visible, width=None):
+    """(kq / sqrt(D_h), the visibility table) as the reference attention builds them; kq / sqrt(`width`) if given."""
     Q, K = _floats(Q), _floats(K)
     table = ref("step3_masks", "causal_visible")(Q.shape[-2], K.shape[-2]) if visible is None else np.asarray(visible)
-    return ref("step2_scores", "scale_scores")(ref("step2_scores", "raw_scores")(Q, K), Q.shape[-1]), table
+    kq = ref("step2_scores", "raw_scores")(Q, K)
+    return ref("step2_scores", "scale_scores")(kq, Q.shape[-1] if width is None else width), table
 
 
 def _softmax_of(S):
@@ -253,10 +254,10 @@ def _visible_ignored(Q, K, V, visible=None):
 
 @slip("step6_head", "attention")
 def _scaled_by_key_count(Q, K, V, visible=None):
-    """S = kq / sqrt(T_k), the number of keys, not D_h."""
-    Q, K = _floats(Q), _floats(K)
-    ratio = math.sqrt(Q.shape[-1] / K.shape[-2])  # (Q ratio) Kᵀ / sqrt(D_h) = kq / sqrt(T_k)
-    return ref("step6_head", "attention")(Q * Q.dtype.type(ratio), K, V, visible)
+    """S = scale_scores(kq, T_k), the number of keys, not D_h (as a learner writes it: the same rounding)."""
+    S, table = _unmasked_scores(Q, K, visible, width=np.shape(K)[-2])
+    P = _softmax_of(S + ref("step3_masks", "additive_mask")(table, dtype=S.dtype))
+    return ref("step5_values", "weighted_sum")(P, V), P
 
 
 @slip("step6_head", "attention_head")
@@ -587,6 +588,7 @@ SLIPS = {
     "scale_by_model_dim": (_scaled_by_model_width,),
     "kq_scaled": (_kq_scaled,),
     "mask_top_left": (_causal(lambda i, j, past: j <= i), _chunk_top_left),
+    "mask_past_sign": (_causal(lambda i, j, past: j <= i - past),),
     "mask_off_by_one": (_causal(lambda i, j, past: j <= past + i + 1),),
     "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i), _chunk_diagonal_excluded),
     "mask_inverted": (_causal(lambda i, j, past: j > past + i), _causal(lambda i, j, past: j >= past + i),
