@@ -48,7 +48,7 @@ def test_a_stored_case_gives_back_its_values_and_names_the_catalogues_mistake(ki
         assert mistakes.diagnose(case, calls, outcome.results) == code
     else:
         assert mistakes.diagnose_exception(case, outcome.error_type, outcome.error) == code
-    assert result.diagnosis == code and result.diagnosis_text == mistakes.describe(code)
+    assert result.diagnosis == code and result.diagnosis_text.startswith(mistakes.describe(code))  # and any alike
 
 
 def test_every_mistake_that_fails_a_case_is_stored_whatever_its_size():

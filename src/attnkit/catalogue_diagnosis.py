@@ -18,13 +18,13 @@ class CatalogueDiagnosis(harness.Diagnosis):
         from . import mistakes
         return mistakes
 
-    def of_results(self, case, calls, results):
+    def mistakes_of_results(self, case, calls, results):
         with self._lock:
-            return self._mistakes().diagnose(case, calls, results)
+            return self._mistakes().diagnoses(case, calls, results)
 
-    def of_error(self, case, error_type, error):
+    def mistakes_of_error(self, case, error_type, error):
         with self._lock:
-            return self._mistakes().diagnose_exception(case, error_type, error)
+            return self._mistakes().exception_diagnoses(case, error_type, error)
 
     def describe(self, code):
         return self._mistakes().describe(code)

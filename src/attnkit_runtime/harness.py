@@ -246,17 +246,33 @@ def stub_text(number, module, read, error):
 
 class Diagnosis:
     """What a front end knows of mistakes (the kit's catalogue, or the stored outputs of the release and
-    the notebook): `of_results(case, calls, results)` and `of_error(case, error_type, error)` give a
-    known mistake's code or None, `describe(code)` its text in the learner's language."""
+    the notebook): `mistakes_of_results(case, calls, results)` and `mistakes_of_error(case, error_type, error)`
+    give the codes of the known mistakes that match, as a tuple in diagnosis order (more than one where the
+    case cannot tell them apart), `of_results` and `of_error` the first or None, `describe(code)` its text in
+    the learner's language."""
+
+    def mistakes_of_results(self, case, calls, results):
+        return ()
+
+    def mistakes_of_error(self, case, error_type, error):
+        return ()
 
     def of_results(self, case, calls, results):
-        return None
+        return next(iter(self.mistakes_of_results(case, calls, results)), None)
 
     def of_error(self, case, error_type, error):
-        return None
+        return next(iter(self.mistakes_of_error(case, error_type, error)), None)
 
     def describe(self, code):
         return code
+
+    def described(self, codes):
+        """The likely-mistake text of `codes` (`mistakes_of_…`): the first one's description, then each one the
+        case cannot tell apart from it."""
+        text = ""
+        for code in codes:
+            text = say("teach.alike_mistake", first=text, other=self.describe(code)) if text else self.describe(code)
+        return text
 
 
 def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier_passes=None, full_arrays=None):
@@ -284,8 +300,8 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         return found(Status.TIMEOUT, f"{outcome.error}\n  {say('teach.read', where=pick(case.read))}", "timeout",
                      exception=outcome.exception)  # its first line names the function: a short summary shows it
     if outcome.ending == Ending.RAISED:
-        code = diagnosis.of_error(case, outcome.error_type, outcome.error)
-        text = diagnosis.describe(code) if code else ""
+        codes = diagnosis.mistakes_of_error(case, outcome.error_type, outcome.error)
+        code, text = next(iter(codes), None), diagnosis.described(codes)
         verdict = judge.Verdict(False, "exception", say("teach.raised", error=f"{outcome.error_type}: {outcome.error}"))
         return found(Status.ERROR, judge.teaching_message(case, calls, verdict, text), "exception", code, text,
                      exception=outcome.exception)
@@ -301,11 +317,11 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         verdict = judge.warning_verdict(case.function, outcome.warnings)
     if verdict.passed:
         return CaseResult(case, Status.PASSED)
-    code = None
+    codes = ()
     if verdict.problem not in ("modified", "warning"):
         with np.errstate(all="ignore"):
-            code = diagnosis.of_results(case, calls, outcome.results)
-    text = diagnosis.describe(code) if code else ""
+            codes = diagnosis.mistakes_of_results(case, calls, outcome.results)
+    code, text = next(iter(codes), None), diagnosis.described(codes)
     return found(Status.FAILED, judge.teaching_message(case, calls, verdict, text, full_arrays), verdict.problem,
                  code, text)
 

@@ -506,9 +506,12 @@ def departure(outputs, results):
     return worst
 
 
-def nearest(matches):
-    """The code of the nearest of `matches`, [(code, departure)] in diagnosis order (the first of equals), or None."""
-    return min(matches, key=lambda match: match[1])[0] if matches else None
+def equally_near(matches):
+    """The codes of the nearest of `matches`, [(code, departure)] in diagnosis order, as a tuple in that order:
+    more than one where mistakes are as near as each other (their outputs alike on the case, which cannot tell
+    them apart)."""
+    best = min((distance for _, distance in matches), default=None)
+    return tuple(dict.fromkeys(code for code, distance in matches if distance == best))
 
 
 def warning_verdict(function, warned):

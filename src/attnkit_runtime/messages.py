@@ -113,11 +113,11 @@ MESSAGES = {
               "  中间算出了 NaN 或 inf，之后又被掩盖了；正确的写法应让每个中间值都保持有限（没有 NaN，也没有警告）"},
     "verdict.modified": {
         "en": "{function}() changed its argument {argument} in place; its result may be right, but the caller "
-              "keeps using {argument} after the call (step 6 passes kq on to the mask and S to softmax). Compute "
-              "into a new array: `kq = kq / s`, not `kq /= s`; no `out=` on an input.",
-        "zh": "{function}() 原地修改了参数 {argument}；结果也许是对的，但调用者在调用之后还要用 {argument}"
-              "（第 6 步把 kq 传给掩码、把 S 传给 softmax）。请把结果算进一个新数组：写 `kq = kq / s`，"
-              "不要写 `kq /= s`；也不要对输入用 `out=`。"},
+              "still holds {argument} and reads it after the call. Compute into a new array: `x = x / s` or "
+              "`x = x & t`, not `x /= s` or `x &= t`; no `out=` on an input.",
+        "zh": "{function}() 原地修改了参数 {argument}；结果也许是对的，但调用者手里还是这个 {argument}，调用之后"
+              "还要再读它。请把结果算进一个新数组：写 `x = x / s` 或 `x = x & t`，不要写 `x /= s` 或 `x &= t`；"
+              "也不要对输入用 `out=`。"},
     "verdict.warning_more": {"en": " (and {count} more)", "zh": "（另有 {count} 条）"},
     "verdict.not_compared": {
         "en": "the result could not be compared ({error}); got {shapes}",
@@ -128,6 +128,7 @@ MESSAGES = {
     "teach.input_shape": {"en": "{name}: shape {shape}, {dtype}", "zh": "{name}：形状 {shape}，{dtype}"},
     "teach.whole_arrays": {"en": "(pytest -vv shows the whole arrays)", "zh": "（pytest -vv 会显示完整数组）"},
     "teach.likely_mistake": {"en": "likely mistake: {text}", "zh": "可能的错误：{text}"},
+    "teach.alike_mistake": {"en": "{first} Or, alike on this test: {other}", "zh": "{first}或者（在这个测试里结果相同）：{other}"},
     "teach.hint": {"en": "hint: {text}", "zh": "提示：{text}"},
     "teach.read": {"en": "read: {where}", "zh": "阅读：{where}"},
     "teach.public_test": {"en": "in the public test {name}: {concept}", "zh": "公开测试 {name}：{concept}"},

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import harness
 from .i18n import pick
-from .judge import build_arg, departure, evaluate_safely, nearest, picked
+from .judge import build_arg, departure, equally_near, evaluate_safely, picked
 
 
 def value(spec, store=None, build=build_arg):
@@ -54,8 +54,8 @@ def outputs(spec, store=None):
 
 
 class StoredMistakes(harness.Diagnosis):
-    """The known mistakes of stored cases: the first whose stored outputs the learner's results match,
-    or whose stored error (its type, and its text inside the learner's) the learner's code raised.
+    """The known mistakes of stored cases: the nearest whose stored outputs the learner's results match,
+    or those whose stored error (its type, and its text inside the learner's) the learner's code raised.
 
     `mistakes`: {case name: the case's stored mistakes}; `store` as `value` takes it.
     """
@@ -64,15 +64,15 @@ class StoredMistakes(harness.Diagnosis):
         self._mistakes, self._store = mistakes, store
         self._texts = {m["code"]: m["text"] for found in mistakes.values() for m in found}
 
-    def of_results(self, case, calls, results):
-        """The nearest matching mistake (`judge.nearest`), as the catalogue's diagnosis names it."""
+    def mistakes_of_results(self, case, calls, results):
+        """The nearest matching mistakes (`judge.equally_near`), as the catalogue's diagnosis names them."""
         matches = []
         for found in self._mistakes.get(case.name, ()):
             if "outputs" in found and len(found["outputs"]) == len(results):
                 whole = self._whole(case, calls, results, found["outputs"])
                 if whole is not None:
                     matches.append((found["code"], departure(whole, results)))
-        return nearest(matches)
+        return equally_near(matches)
 
     def _whole(self, case, calls, results, stored_outputs):
         """The stored outputs' whole parts when the learner's results match them (and their samples), else None."""
@@ -84,9 +84,9 @@ class StoredMistakes(harness.Diagnosis):
                  for out in stored_outputs]
         return whole if evaluate_safely(case, calls, results, whole, None).passed else None
 
-    def of_error(self, case, error_type, error):
-        return next((m["code"] for m in self._mistakes.get(case.name, ()) if "error" in m
-                     and m["error"][0] == error_type and m["error"][1] and m["error"][1] in error), None)
+    def mistakes_of_error(self, case, error_type, error):
+        return tuple(m["code"] for m in self._mistakes.get(case.name, ()) if "error" in m
+                     and m["error"][0] == error_type and m["error"][1] and m["error"][1] in error)
 
     def describe(self, code):
         return pick(self._texts[code])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnkit_runtime.harness import peak_of_call
-from attnkit_runtime.judge import agrees, departure, evaluate, invoke, measures_peak, named_outputs, nearest
+from attnkit_runtime.judge import agrees, departure, equally_near, evaluate, invoke, measures_peak, named_outputs
 
 from ..reference import reference_function
 from .catalogue import catalogue
@@ -147,29 +147,39 @@ def _matches(case, explanation, results):
 
 
 def diagnose(case, calls, results):
-    """The code of the known mistake whose outputs on `calls` match the learner's `results`, or None.
+    """The code of the known mistake whose outputs on `calls` match the learner's `results`, or None: the
+    first of `diagnoses`."""
+    return next(iter(diagnoses(case, calls, results)), None)
+
+
+def diagnoses(case, calls, results):
+    """The codes of the known mistakes whose outputs on `calls` match the learner's `results`, as a tuple.
 
     `calls` are the case's calls (`case.build_calls()`); `results` one {part name: value} per call,
     as `judge.evaluate` takes them. Only mistakes that change the reference's outputs on these
     calls are considered, every part of every call must match, and of several matches the nearest
-    (`judge.nearest`: a saturated softmax makes kq and kq / sqrt(T_k) alike), the first in catalogue
-    order among equals, wins.
+    (`judge.equally_near`: a saturated softmax makes kq and kq / sqrt(T_k) alike) win, in catalogue order:
+    more than one only where their outputs are as near, which the case cannot tell apart.
     """
     if len(results) != len(calls):
-        return None
+        return ()
     with np.errstate(all="ignore"):
-        return nearest([(explanation.code, departure(explanation.outputs, results))
-                        for explanation in _table(case, calls).explains if _matches(case, explanation, results)])
+        return equally_near([(explanation.code, departure(explanation.outputs, results))
+                             for explanation in _table(case, calls).explains if _matches(case, explanation, results)])
 
 
 def diagnose_exception(case, exc_type, message):
-    """The code of the known mistake that raises this error on the case's calls, or None.
+    """The code of the known mistake that raises this error on the case's calls, or None: the first of
+    `exception_diagnoses`."""
+    return next(iter(exception_diagnoses(case, exc_type, message)), None)
+
+
+def exception_diagnoses(case, exc_type, message):
+    """The codes of the known mistakes that raise this error on the case's calls, in catalogue order (a tuple).
 
     `exc_type` is the exception class or its name; `message` its text (str(exception)); the
     message may carry more around it (a traceback line), as long as the mistake's text is in it.
     """
     name = exc_type if isinstance(exc_type, str) else exc_type.__name__
-    for code, (error_type, error_message) in _table(case).raises:
-        if error_type == name and error_message and error_message in str(message):
-            return code
-    return None
+    return tuple(dict.fromkeys(code for code, (error_type, error_message) in _table(case).raises
+                               if error_type == name and error_message and error_message in str(message)))

@@ -204,11 +204,12 @@ def _weights_dot(P, V):
 
 # step 6 — the head ----------------------------------------------------------------------------
 
-def _unmasked_scores(Q, K, visible):
-    """(kq / sqrt(D_h), the visibility table) as the reference attention builds them."""
+def _unmasked_scores(Q, K, visible, width=None):
+    """(kq / sqrt(D_h), the visibility table) as the reference attention builds them; kq / sqrt(`width`) if given."""
     Q, K = _floats(Q), _floats(K)
     table = ref("step3_masks", "causal_visible")(Q.shape[-2], K.shape[-2]) if visible is None else np.asarray(visible)
-    return ref("step2_scores", "scale_scores")(ref("step2_scores", "raw_scores")(Q, K), Q.shape[-1]), table
+    kq = ref("step2_scores", "raw_scores")(Q, K)
+    return ref("step2_scores", "scale_scores")(kq, Q.shape[-1] if width is None else width), table
 
 
 def _softmax_of(S):
@@ -253,10 +254,10 @@ def _visible_ignored(Q, K, V, visible=None):
 
 @slip("step6_head", "attention")
 def _scaled_by_key_count(Q, K, V, visible=None):
-    """S = kq / sqrt(T_k), the number of keys, not D_h."""
-    Q, K = _floats(Q), _floats(K)
-    ratio = math.sqrt(Q.shape[-1] / K.shape[-2])  # (Q ratio) Kᵀ / sqrt(D_h) = kq / sqrt(T_k)
-    return ref("step6_head", "attention")(Q * Q.dtype.type(ratio), K, V, visible)
+    """S = scale_scores(kq, T_k), the number of keys, not D_h (as a learner writes it: the same rounding)."""
+    S, table = _unmasked_scores(Q, K, visible, width=np.shape(K)[-2])
+    P = _softmax_of(S + ref("step3_masks", "additive_mask")(table, dtype=S.dtype))
+    return ref("step5_values", "weighted_sum")(P, V), P
 
 
 @slip("step6_head", "attention_head")
@@ -337,6 +338,12 @@ def _chunk_top_left(positions, n_key):
     """j <= i with i the chunk's row number: the triangle in the top-left corner, positions ignored."""
     rows = np.arange(len(positions))
     return np.arange(n_key)[None, :] <= rows[:, None]
+
+
+@slip("step8_kv_cache", "chunk_visible")
+def _chunk_diagonal_excluded(positions, n_key):
+    """key j visible when j < the query's position: no new token reads itself."""
+    return np.arange(n_key)[None, :] < np.asarray(positions)[:, None]
 
 
 # step 9 — llama.cpp's GGML layout ---------------------------------------------------------------
@@ -581,8 +588,9 @@ SLIPS = {
     "scale_by_model_dim": (_scaled_by_model_width,),
     "kq_scaled": (_kq_scaled,),
     "mask_top_left": (_causal(lambda i, j, past: j <= i), _chunk_top_left),
+    "mask_past_sign": (_causal(lambda i, j, past: j <= i - past),),
     "mask_off_by_one": (_causal(lambda i, j, past: j <= past + i + 1),),
-    "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i),),
+    "mask_diagonal_excluded": (_causal(lambda i, j, past: j < past + i), _chunk_diagonal_excluded),
     "mask_inverted": (_causal(lambda i, j, past: j > past + i), _causal(lambda i, j, past: j >= past + i),
                       _additive_mask_inverted),
     "mask_combined_with_or": (_combine_with_or,),
@@ -593,6 +601,7 @@ SLIPS = {
     "mask_large_negative": (_additive_mask_large_negative, _softmax_large_negative,
                             _head(lambda S, table: _softmax_of(np.where(table, S, S.dtype.type(-1e9))))),
     "mask_after_softmax": (_head(lambda S, table: _softmax_of(S) * table),),
+    "mask_not_applied": (_head(lambda S, table: _softmax_of(S)),),
     "torch_mha_polarity": (_swapped("to_torch_mha_mask", "to_torch_sdpa_mask"),),
     "torch_sdpa_polarity": (_swapped("to_torch_sdpa_mask", "to_torch_mha_mask"),),
     "hf_padding_polarity": (_padding_backwards, _key_padding_as_is),
@@ -642,7 +651,7 @@ SLIPS = {
     "tiled_division_missing": (_tiled(divided=False),),
     "tiled_mask_top_left": (_tiled(causal_offset=lambda T_q, T_k, start: 0),
                             _tiled(causal_offset=lambda T_q, T_k, start: start)),
-    "tiled_last_block_dropped": (_tiled(end=lambda T_k, block: T_k - block + 1),),
+    "tiled_last_block_dropped": (_tiled(end=lambda T_k, block: T_k - block + 1), _tiled(end=lambda T_k, block: T_k - block)),
     "tiled_holds_every_key": (_tiled_all_scores, _tiled_whole_causal_table),
     "gqa_heads_interleaved": (_kv_heads(lambda h, n_head, n_kv: h % n_kv),
                               _gqa_keys(lambda X, group, n_head: np.tile(X, (group, 1, 1)))),
