@@ -264,6 +264,8 @@ def check_form(shape, dtype, got, label):
         return None
     if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
         return Verdict(False, "dtype", say("form.not_numbers", label=label, got=got.dtype))
+    if np.issubdtype(dtype, np.integer) and not np.issubdtype(got.dtype, np.integer):  # a count or an index
+        return Verdict(False, "dtype", say("form.not_int", label=label, got=got.dtype))
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
         narrowed = np.issubdtype(got.dtype, np.floating) and got.dtype.itemsize < np.dtype(dtype).itemsize
         return Verdict(False, "dtype", say("form.dtype_narrowed" if narrowed else "form.dtype", label=label,

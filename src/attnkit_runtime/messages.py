@@ -37,6 +37,10 @@ MESSAGES = {
     "form.not_numbers": {
         "en": "{label}: expected numbers, got dtype {got}",
         "zh": "{label}：应为数值，实际 dtype 是 {got}"},
+    "form.not_int": {
+        "en": "{label}: expected an int, got a {got} (a count or an index is a whole number: use // and int(), "
+              "not / or a float)",
+        "zh": "{label}：应为整数（int），实际是 {got}（计数或下标是整数：请用 // 和 int()，不要用 / 或浮点数）"},
     "form.dtype": {
         "en": "{label}: expected dtype {want}, got {got} (float32 in must give float32 out: a float64 array or "
               "numpy float64 number met on the way turns the result into float64)",
