@@ -30,7 +30,7 @@ import numpy as np
 
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
-from .sandbox_meter import Meter, OverLimit
+from .sandbox_meter import Grader, Meter, OverLimit
 from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import Limit, Source, Stopped, call_limit, result, submission_budget
 from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
@@ -64,7 +64,7 @@ class SubmissionRunner:
         self.cpu_budget = limits.submission_cpu_seconds  # see run
         self.cpu_ended = self.cpu_live = 0.0  # CPU seconds of its ended children; of the live one when last probed
         self.idle_used = 0.0  # seconds its processes slept in calls and imports (sandbox_meter)
-        self.answered = 0  # "ref" requests answered: time spent on them is not the learner's (Meter.add)
+        self.grader = Grader()  # the time spent answering its "ref" requests, which is not the learner's (Meter.add)
         self.deadline = time.monotonic() + limits.submission_seconds
         self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
 
@@ -266,6 +266,7 @@ class SubmissionRunner:
         meter, due = Meter(since), since + self.limits.call_seconds
         while True:
             self._await(meter, due, job)
+            woke = time.monotonic()
             reply, parts, raw = read_kept(lambda n: self.reader.exact(n, min(due, self.deadline)), _MAX_HEADER,
                                           self.limits.result_bytes)
             if reply.get("op") != "ref":
@@ -277,7 +278,7 @@ class SubmissionRunner:
             self.deadline, due = (moment + time.monotonic() - start for moment in (self.deadline, due))
             self.sock.settimeout(max(min(due, self.deadline) - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
-            self.answered += 1
+            self.grader.answered(woke)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
         return reply, parts
@@ -299,7 +300,8 @@ class SubmissionRunner:
             except ZygoteError:
                 sample = {}  # the zygote is gone: the child's socket says so
             waiting = _readable(self.sock, 0)
-            self.idle_used += meter.add(sample, self.answered, waiting)
+            self.idle_used += meter.add(sample, self.grader.waited, waiting)
+            self.grader.seen()
             self.cpu_live = sample.get("cpu", self.cpu_live)
             if self._spent() is not None:
                 raise OverLimit()
