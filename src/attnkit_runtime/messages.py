@@ -453,6 +453,13 @@ MESSAGES = {
     "sandbox.not_run_after_timeouts": {
         "en": "not run ({function}() already ran out of time {count} times)",
         "zh": "没有运行（{function}() 已经超时 {count} 次）"},
+    "sandbox.not_run_after_crashes": {
+        "en": "not run ({function}() already ended its process {count} times)",
+        "zh": "没有运行（{function}() 已经 {count} 次让它的进程结束）"},
+    "sandbox.not_run_after_restarts": {
+        "en": "not run: this submission's process was ended {count} times (calls that crash it, run out of time "
+              "or allocate past its memory); its remaining tests score 0",
+        "zh": "没有运行：这份提交的进程已经被结束了 {count} 次（调用让进程崩溃、超时，或分配的内存超过上限）；其余测试记 0 分"},
     # --- the sandbox: earlier steps' functions, answered by the grader (grader/sandbox_reference.py) ---
     "sandbox.ref_not_allowed": {
         "en": "{function}() cannot be used while {step} is graded: a step may call only the functions of the "

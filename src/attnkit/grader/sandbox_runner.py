@@ -58,6 +58,7 @@ class SubmissionRunner:
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
         self.jobs, self.numbers = [], {}  # the jobs of `run`, and each one's number in the zygote's stock
         self.alone = False  # once a child ended with calls in flight: one call in flight at a time
+        self.restarts = 0  # times a child was ended after a crash, timeout or garbled answer (Limits.max_restarts)
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
@@ -164,13 +165,13 @@ class SubmissionRunner:
     def _run_step(self, step, jobs, results):
         filename = f"{step}.py"
         source = self.sources.get(filename)
-        queue, timeouts = deque(jobs), Counter()
+        queue, stops = deque(jobs), Counter()
         while queue:
             spent = self._spent()
             if spent is not None:
                 results.update((job.key, spent) for job in queue)
                 return
-            if source is None or self._skipped(queue[0], timeouts, results):
+            if source is None or self._skipped(queue[0], stops, results):
                 if source is None:
                     results[queue[0].key] = result(Stopped.LOAD_ERROR, f"{filename} is missing")
                 queue.popleft()
@@ -183,18 +184,25 @@ class SubmissionRunner:
                     self._end_child()
                     results.update((job.key, failed) for job in queue)
                     return
-            self._pipeline(queue, timeouts, results)
+            self._pipeline(queue, stops, results)
 
-    def _skipped(self, job, timeouts, results):
-        """After `max_timeouts_per_function` timeouts, a function's remaining calls are not run."""
-        cap = self.limits.max_timeouts_per_function
-        if cap is None or timeouts[job.function] < cap:
+    def _skipped(self, job, stops, results):
+        """Once the submission's child has been ended `max_restarts` times, no call is run; after
+        `max_timeouts_per_function` timeouts, or calls that ended the child, a function's remaining calls
+        are not run. `stops`: {(function, Ending.TIMEOUT or Stopped.CRASHED): count}."""
+        cap, restarts = self.limits.max_timeouts_per_function, self.limits.max_restarts
+        if restarts is not None and self.restarts >= restarts:
+            words = say("sandbox.not_run_after_restarts", count=self.restarts)
+        elif cap is not None and stops[job.function, Ending.TIMEOUT] >= cap:
+            words = say("sandbox.not_run_after_timeouts", function=job.function, count=stops[job.function, Ending.TIMEOUT])
+        elif cap is not None and stops[job.function, Stopped.CRASHED] >= cap:
+            words = say("sandbox.not_run_after_crashes", function=job.function, count=stops[job.function, Stopped.CRASHED])
+        else:
             return False
-        results[job.key] = result(Stopped.NOT_RUN, say("sandbox.not_run_after_timeouts", function=job.function,
-                                                       count=timeouts[job.function]))
+        results[job.key] = result(Stopped.NOT_RUN, words)
         return True
 
-    def _pipeline(self, queue, timeouts, results):
+    def _pipeline(self, queue, stops, results):
         """Run calls from the front of `queue` with several requests in flight (the child reads the
         next one as soon as it has answered), until the queue is empty or the child has to go.
 
@@ -212,7 +220,7 @@ class SubmissionRunner:
                 chunks, was_empty = [], not inflight
                 window = 1 if self.alone else _WINDOW_CALLS
                 while queue and len(inflight) < window and self._spent() is None:
-                    if self._skipped(queue[0], timeouts, results):
+                    if self._skipped(queue[0], stops, results):
                         queue.popleft()
                         continue
                     nonce = self._nonce()
@@ -232,6 +240,7 @@ class SubmissionRunner:
                 # a process that died may take a moment to be reaped, to say how it ended; one that answered
                 # "crashed" (MemoryError, SystemExit: the exception's type) is alive, and is not waited for
                 ended = self._end_child(0.05 if res.ending == Stopped.CRASHED and not res.exc_type else 0.0)
+                self.restarts += res.ending != Stopped.BUDGET
                 if inflight and res.ending != Stopped.BUDGET:
                     # its answer may have been held back behind a later call that never ended (Submission.serve):
                     # it and the rest run again, one at a time from now on, so each ending is its own call's
@@ -241,7 +250,7 @@ class SubmissionRunner:
                 if res.ending == Stopped.CRASHED and ended:
                     res = result(Stopped.CRASHED, f"{res.error} ({ended})", res.exc_type, res.seconds)
                 queue.extendleft(reversed([j for j, _ in inflight]))  # lost with the child: run again
-            timeouts[job.function] += res.ending == Ending.TIMEOUT
+            stops[job.function, res.ending] += 1
             results[job.key] = res
             if self.sock is None:
                 return
