@@ -100,6 +100,11 @@ MESSAGES = {
               "({budget}) are all it needs",
         "zh": "第 {call} 次调用：{function}() 同时占用了 {peak} 的数组；它只需要 {arrays} 个 {shape} 的 float64 "
               "数组（{budget}）"},
+    "property.peak_resident": {
+        "en": "call {call}: {function}() made its process hold {peak} more memory at once (measured by the operating "
+              "system); {arrays} float64 arrays of {shape} ({budget}) are all it needs",
+        "zh": "第 {call} 次调用：{function}() 让它的进程同时多占用了 {peak} 的内存（由操作系统测得）；它只需要 {arrays} 个 "
+              "{shape} 的 float64 数组（{budget}）"},
     "property.peak_hidden": {
         "en": "call {call}: the memory {function}() used could not be measured, because the call stopped or "
               "cleared Python's tracemalloc: leave tracemalloc alone",
@@ -456,6 +461,11 @@ MESSAGES = {
     "sandbox.not_run_after_crashes": {
         "en": "not run ({function}() already ended its process {count} times)",
         "zh": "没有运行（{function}() 已经 {count} 次让它的进程结束）"},
+    "sandbox.peak_unmeasured": {
+        "en": "not judged: the grader cannot measure the memory {function}() holds from outside its process here "
+              "(no seccomp filter, or the sandbox runs as root), and does not judge it on what that process says",
+        "zh": "没有评判：这里评分程序无法在进程之外测量 {function}() 占用的内存（没有 seccomp 过滤器，或沙盒以 root "
+              "运行），也不会凭该进程自己报告的数字来评判"},
     "sandbox.not_run_after_restarts": {
         "en": "not run: this submission's process was ended {count} times (calls that crash it, run out of time "
               "or allocate past its memory); its remaining tests score 0",

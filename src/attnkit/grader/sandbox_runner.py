@@ -19,6 +19,7 @@ the call running is cut short and every remaining job ends "budget", without run
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
 """
+import dataclasses
 import itertools
 import secrets
 import select
@@ -176,6 +177,9 @@ class SubmissionRunner:
                     results[queue[0].key] = result(Stopped.LOAD_ERROR, f"{filename} is missing")
                 queue.popleft()
                 continue
+            if queue[0].measure_peak:
+                self._measured(queue.popleft(), stops, results, filename, source)
+                continue
             if self.sock is None:
                 self._start_child()
             if step not in self.present:
@@ -202,7 +206,7 @@ class SubmissionRunner:
         results[job.key] = result(Stopped.NOT_RUN, words)
         return True
 
-    def _pipeline(self, queue, stops, results):
+    def _pipeline(self, queue, stops, results, measured=False):
         """Run calls from the front of `queue` with several requests in flight (the child reads the
         next one as soon as it has answered), until the queue is empty or the child has to go.
 
@@ -212,14 +216,15 @@ class SubmissionRunner:
         and sending never blocks. The child may hold an answer back to send it with the next ones
         (Submission.serve), so an answer that never came while later calls were in flight (the
         child crashed, hung or garbled) is no call's ending yet: those calls run again in a fresh
-        child, one at a time.
+        child, one at a time. It stops before a memory case's call (`_measured`) unless `measured`.
         """
         inflight, since = deque(), time.monotonic()
         while queue or inflight:
             if len(inflight) <= _WINDOW_CALLS // 2:  # topped up half a window at a time: answered together
                 chunks, was_empty = [], not inflight
                 window = 1 if self.alone else _WINDOW_CALLS
-                while queue and len(inflight) < window and self._spent() is None:
+                while queue and len(inflight) < window and self._spent() is None \
+                        and (measured or not queue[0].measure_peak):
                     if self._skipped(queue[0], stops, results):
                         queue.popleft()
                         continue
@@ -254,6 +259,33 @@ class SubmissionRunner:
             results[job.key] = res
             if self.sock is None:
                 return
+
+    def _measured(self, job, stops, results, filename, source):
+        """Make a memory case's call (`job.measure_peak`) alone in a child of its own, and add to its result how
+        much the child's peak resident memory grew past what it held before the call, as the kernel keeps it
+        and the zygote reads it (CallResult.resident). Its address space is capped first at MEASURED_ROOM_BYTES
+        past what it maps (RLIMIT_AS, set by the zygote): a call that builds far more than that, e.g. every key's
+        scores at once, gets a MemoryError whatever it does to tracemalloc or its own counters. Where the zygote
+        cannot vouch for the figures, the call is not judged (not run, saying why)."""
+        self._end_child()
+        self._start_child()
+        failed = self._load(job.step, filename, source)
+        if failed is not None:
+            self._end_child()
+            results[job.key] = failed
+            return
+        before = self.zygote.memory(room=MEASURED_ROOM_BYTES)
+        if not before:
+            self._end_child()
+            results[job.key] = result(Stopped.NOT_RUN, say("sandbox.peak_unmeasured", function=job.function))
+            return
+        self._pipeline(deque([job]), stops, results, measured=True)
+        after = self.zygote.memory() if self.sock is not None else {}
+        self._end_child()  # its peak is this call's: the next calls run in a fresh child
+        res = results[job.key]
+        if res.ending == Ending.RETURNED:
+            results[job.key] = dataclasses.replace(res, resident=(max(after["hwm"] - before["rss"], 0),)) if after \
+                else result(Stopped.NOT_RUN, say("sandbox.peak_unmeasured", function=job.function))
 
     def _exchange(self, header, step=None, arrays=()):
         """Send one request to the child and wait for its answer: (header, arrays, seconds); `step`
@@ -397,6 +429,7 @@ class SubmissionRunner:
         return _garbled(f"{job.function}(): ending {ending!r}, parts {sorted(parts)}", seconds)
 
 
+MEASURED_ROOM_BYTES = 32 << 20  # the address space a memory case's call may add (judge.RESIDENT_SLACK_BYTES beside)
 _CHILD_GONE = (Ending.TIMEOUT, Stopped.CRASHED, Stopped.BUDGET, Stopped.GARBLED)  # the child is ended after these
 
 

@@ -124,6 +124,7 @@ class CallResult:
     modified: tuple = ()  # the arguments the call changed in place (harness.Outcome.modified)
     unnamed: str = ""  # why the result that came back could not be taken (harness.Outcome.unnamed)
     peaks: tuple = ()  # (its memory peak in bytes, or None where the call hid it) when measured (harness.Outcome.peaks)
+    resident: tuple = ()  # (its process's growth of peak resident memory, bytes) when measured (harness.Outcome.resident)
 
 
 @dataclass(frozen=True)
@@ -147,5 +148,7 @@ class Isolation(str, Enum):
         return self.value
 
 
-def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed="", peaks=()):
-    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed, tuple(peaks))
+def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed="", peaks=(),
+           resident=()):
+    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed, tuple(peaks),
+                      tuple(resident))
