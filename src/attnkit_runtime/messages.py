@@ -462,10 +462,9 @@ MESSAGES = {
         "en": "not run ({function}() already ended its process {count} times)",
         "zh": "没有运行（{function}() 已经 {count} 次让它的进程结束）"},
     "sandbox.peak_unmeasured": {
-        "en": "not judged: the grader cannot measure the memory {function}() holds from outside its process here "
-              "(no seccomp filter, or the sandbox runs as root), and does not judge it on what that process says",
-        "zh": "没有评判：这里评分程序无法在进程之外测量 {function}() 占用的内存（没有 seccomp 过滤器，或沙盒以 root "
-              "运行），也不会凭该进程自己报告的数字来评判"},
+        "en": "not judged: the grader cannot limit or measure the memory {function}() holds from outside its "
+              "process here, and does not judge it on what that process says",
+        "zh": "没有评判：这里评分程序无法在进程之外限制或测量 {function}() 占用的内存，也不会凭该进程自己报告的数字来评判"},
     "sandbox.not_run_after_restarts": {
         "en": "not run: this submission's process was ended {count} times (calls that crash it, run out of time "
               "or allocate past its memory); its remaining tests score 0",

@@ -98,13 +98,18 @@ class Zygote:
             elif op == "probe":
                 self.reply({"op": "probe", **probe(self.newest)})
             elif op == "memory":
-                self.reply({"op": "memory", **(memory(self.newest, header.get("room")) if self.peak_is_kept() else {})})
+                found = memory(self.newest, header.get("room"))
+                if not self.peak_is_kept(self.newest):
+                    found.pop("hwm", None)
+                self.reply({"op": "memory", **found})
 
-    def peak_is_kept(self):
-        """Whether a child's peak resident memory is the kernel's alone: the child filter denies it
-        PR_SET_DUMPABLE and it runs as another user than root, so it cannot open its /proc/self/clear_refs,
-        which resets the peak ("5")."""
-        return self.settings["child"] is not None and (self.settings["uid"] not in (None, 0) or os.geteuid() != 0)
+    def peak_is_kept(self, pid):
+        """Whether child `pid`'s peak resident memory is the kernel's alone: the child filter denies it
+        PR_SET_DUMPABLE and its /proc/PID/clear_refs, which resets the peak ("5"), is not writable to it, which
+        the zygote sees as it is the child's user (not where the child runs as another user, or either as
+        root; nor as root of the host behind bubblewrap's user namespace, where the file's owner is ours)."""
+        return (self.settings["child"] is not None and self.settings["uid"] in (None, os.getuid())
+                and not os.access(f"/proc/{pid}/clear_refs", os.W_OK))
 
     def take_stock(self, header, arrays):
         """Keep call number header["index"] (its module, function, result's part names, packed arguments

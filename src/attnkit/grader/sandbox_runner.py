@@ -263,10 +263,10 @@ class SubmissionRunner:
     def _measured(self, job, stops, results, filename, source):
         """Make a memory case's call (`job.measure_peak`) alone in a child of its own, and add to its result how
         much the child's peak resident memory grew past what it held before the call, as the kernel keeps it
-        and the zygote reads it (CallResult.resident). Its address space is capped first at MEASURED_ROOM_BYTES
-        past what it maps (RLIMIT_AS, set by the zygote): a call that builds far more than that, e.g. every key's
-        scores at once, gets a MemoryError whatever it does to tracemalloc or its own counters. Where the zygote
-        cannot vouch for the figures, the call is not judged (not run, saying why)."""
+        and the zygote reads it (CallResult.resident, where the zygote can vouch for it). Its address space is
+        capped first at MEASURED_ROOM_BYTES past what it maps (RLIMIT_AS, set by the zygote): a call that builds
+        far more than that, e.g. every key's scores at once, gets a MemoryError whatever it does to tracemalloc
+        or its own counters. Where it cannot be capped, the call is not judged (not run, saying why)."""
         self._end_child()
         self._start_child()
         failed = self._load(job.step, filename, source)
@@ -283,9 +283,8 @@ class SubmissionRunner:
         after = self.zygote.memory() if self.sock is not None else {}
         self._end_child()  # its peak is this call's: the next calls run in a fresh child
         res = results[job.key]
-        if res.ending == Ending.RETURNED:
-            results[job.key] = dataclasses.replace(res, resident=(max(after["hwm"] - before["rss"], 0),)) if after \
-                else result(Stopped.NOT_RUN, say("sandbox.peak_unmeasured", function=job.function))
+        if res.ending == Ending.RETURNED and "hwm" in after:
+            results[job.key] = dataclasses.replace(res, resident=(max(after["hwm"] - before["rss"], 0),))
 
     def _exchange(self, header, step=None, arrays=()):
         """Send one request to the child and wait for its answer: (header, arrays, seconds); `step`

@@ -274,8 +274,8 @@ class Zygote:
 
     def memory(self, room=None):
         """The newest child's memory (sandbox_child.memory: "rss", "hwm", "mapped", bytes; with `room`, its address
-        space capped at `room` bytes more than it maps), {} once it has ended or where the zygote cannot vouch for
-        its peak (Zygote.peak_is_kept)."""
+        space capped at `room` bytes more than it maps), without "hwm" where the zygote cannot vouch for that peak
+        (sandbox_child.Zygote.peak_is_kept), {} once it has ended or where it could not be capped."""
         self._request({"op": "memory", "room": room})
         header, _ = self._read(_CONTROL_SECONDS)
         return {key: int(header[key]) for key in ("rss", "hwm", "mapped") if key in header}
