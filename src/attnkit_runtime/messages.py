@@ -466,9 +466,9 @@ MESSAGES = {
               "process here, and does not judge it on what that process says",
         "zh": "没有评判：这里评分程序无法在进程之外限制或测量 {function}() 占用的内存，也不会凭该进程自己报告的数字来评判"},
     "sandbox.not_run_after_restarts": {
-        "en": "not run: this submission's process was ended {count} times (calls that crash it, run out of time "
-              "or allocate past its memory); its remaining tests score 0",
-        "zh": "没有运行：这份提交的进程已经被结束了 {count} 次（调用让进程崩溃、超时，或分配的内存超过上限）；其余测试记 0 分"},
+        "en": "not run: this submission's process was ended {count} times (calls that crash it or allocate past "
+              "its memory); its remaining tests score 0",
+        "zh": "没有运行：这份提交的进程已经被结束了 {count} 次（调用让进程崩溃，或分配的内存超过上限）；其余测试记 0 分"},
     # --- the sandbox: earlier steps' functions, answered by the grader (grader/sandbox_reference.py) ---
     "sandbox.ref_not_allowed": {
         "en": "{function}() cannot be used while {step} is graded: a step may call only the functions of the "

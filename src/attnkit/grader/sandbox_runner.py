@@ -59,7 +59,7 @@ class SubmissionRunner:
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
         self.jobs, self.numbers = [], {}  # the jobs of `run`, and each one's number in the zygote's stock
         self.alone = False  # once a child ended with calls in flight: one call in flight at a time
-        self.restarts = 0  # times a child was ended after a crash, timeout or garbled answer (Limits.max_restarts)
+        self.restarts = 0  # times a child was ended after a crash or garbled answer (Limits.max_restarts)
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
@@ -191,9 +191,9 @@ class SubmissionRunner:
             self._pipeline(queue, stops, results)
 
     def _skipped(self, job, stops, results):
-        """Once the submission's child has been ended `max_restarts` times, no call is run; after
-        `max_timeouts_per_function` timeouts, or calls that ended the child, a function's remaining calls
-        are not run. `stops`: {(function, Ending.TIMEOUT or Stopped.CRASHED): count}."""
+        """Once crashes or garbled answers have ended the submission's child `max_restarts` times, no call is
+        run; after `max_timeouts_per_function` timeouts, or calls that ended the child, a function's remaining
+        calls are not run. `stops`: {(function, Ending.TIMEOUT or Stopped.CRASHED): count}."""
         cap, restarts = self.limits.max_timeouts_per_function, self.limits.max_restarts
         if restarts is not None and self.restarts >= restarts:
             words = say("sandbox.not_run_after_restarts", count=self.restarts)
@@ -245,7 +245,7 @@ class SubmissionRunner:
                 # a process that died may take a moment to be reaped, to say how it ended; one that answered
                 # "crashed" (MemoryError, SystemExit: the exception's type) is alive, and is not waited for
                 ended = self._end_child(0.05 if res.ending == Stopped.CRASHED and not res.exc_type else 0.0)
-                self.restarts += res.ending != Stopped.BUDGET
+                self.restarts += res.ending in (Stopped.CRASHED, Stopped.GARBLED)  # a timeout's cost is in the budgets
                 if inflight and res.ending != Stopped.BUDGET:
                     # its answer may have been held back behind a later call that never ended (Submission.serve):
                     # it and the rest run again, one at a time from now on, so each ending is its own call's

@@ -27,8 +27,8 @@ class Limits:
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
     max_timeouts_per_function: int | None = 2  # timeouts, or calls that ended the process: then that function's
     # remaining jobs are not run
-    max_restarts: int | None = 6  # times the submission's process may be ended (a crash, a timeout, a garbled
-    # answer) and started afresh: then its remaining jobs are not run
+    max_restarts: int | None = 6  # times the submission's process may be ended by a crash or a garbled answer
+    # and started afresh (a timeout's cost is bounded by the time budgets): then its remaining jobs are not run
     submission_cpu_seconds: float = 30.0  # CPU seconds of the whole submission: imports and calls, at most
     submission_idle_seconds: float = 1.0  # seconds the whole submission's process may sleep
     submission_seconds: float = 60.0  # wall time of the whole submission: a backstop
