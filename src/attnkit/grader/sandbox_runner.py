@@ -195,12 +195,13 @@ class SubmissionRunner:
         run; after `max_timeouts_per_function` timeouts, or calls that ended the child, a function's remaining
         calls are not run. `stops`: {(function, Ending.TIMEOUT or Stopped.CRASHED): count}."""
         cap, restarts = self.limits.max_timeouts_per_function, self.limits.max_restarts
+        timeouts, crashes = stops[job.function, Ending.TIMEOUT], stops[job.function, Stopped.CRASHED]
         if restarts is not None and self.restarts >= restarts:
             words = say("sandbox.not_run_after_restarts", count=self.restarts)
-        elif cap is not None and stops[job.function, Ending.TIMEOUT] >= cap:
-            words = say("sandbox.not_run_after_timeouts", function=job.function, count=stops[job.function, Ending.TIMEOUT])
-        elif cap is not None and stops[job.function, Stopped.CRASHED] >= cap:
-            words = say("sandbox.not_run_after_crashes", function=job.function, count=stops[job.function, Stopped.CRASHED])
+        elif cap is not None and timeouts >= cap:
+            words = say("sandbox.not_run_after_timeouts", function=job.function, count=timeouts)
+        elif cap is not None and crashes >= cap:
+            words = say("sandbox.not_run_after_crashes", function=job.function, count=crashes)
         else:
             return False
         results[job.key] = result(Stopped.NOT_RUN, words)

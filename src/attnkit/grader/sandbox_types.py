@@ -124,7 +124,7 @@ class CallResult:
     modified: tuple = ()  # the arguments the call changed in place (harness.Outcome.modified)
     unnamed: str = ""  # why the result that came back could not be taken (harness.Outcome.unnamed)
     peaks: tuple = ()  # (its memory peak in bytes, or None where the call hid it) when measured (harness.Outcome.peaks)
-    resident: tuple = ()  # (its process's growth of peak resident memory, bytes) when measured (harness.Outcome.resident)
+    resident: tuple = ()  # (its process's growth of peak resident bytes) when measured (harness.Outcome.resident)
 
 
 @dataclass(frozen=True)
