@@ -16,6 +16,10 @@ from attnkit.grader.bench import copy_solutions
 from attnkit.grader.grade import grade_submission
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import SandboxRunner
+from attnkit.grader.sandbox import Limits, run_submission
+from attnkit.grader.sandbox_types import Stopped
+from attnkit.grader.sandbox_zygote import Zygote
+from attnkit.paths import SOLUTIONS_DIR
 from attnkit_runtime import harness, stored
 from attnkit_runtime.judge import portable_case
 from attnkit_runtime.status import Status
@@ -190,6 +194,19 @@ def test_a_call_that_hides_its_peak_from_tracemalloc_still_loses_the_memory_case
     assert MANY_KEYS in lost, sorted(lost)
     assert set(lost) <= {*MEMORY_CASES, MANY_KEYS}
     assert "Unable to allocate" in lost[MANY_KEYS].output, lost[MANY_KEYS].output  # past its capped address space
+
+
+def test_where_the_memory_case_cannot_be_held_outside_it_is_not_run_saying_why(monkeypatch):
+    monkeypatch.setattr(Zygote, "memory", lambda self, room=None: {})  # as where /proc/PID/status or prlimit fails
+    jobs = [job for job in Plan("modern").jobs if job.step == "step10_tiled"]
+    sources = {p.name: p.read_text(encoding="utf-8") for p in SOLUTIONS_DIR.glob("*.py")}
+    results = run_submission(sources, jobs, Limits()).results
+    for job in jobs:
+        got = results[job.key]
+        if job.measure_peak:
+            assert got.ending == Stopped.NOT_RUN and "cannot limit or measure the memory" in got.error, got
+        else:
+            assert got.ending == "returned", got
 
 
 # --- attnkit show tiled -----------------------------------------------------------------------------------

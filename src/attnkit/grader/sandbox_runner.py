@@ -283,8 +283,8 @@ class SubmissionRunner:
         self._pipeline(deque([job]), stops, results, measured=True)
         after = self.zygote.memory() if self.sock is not None else {}
         self._end_child()  # its peak is this call's: the next calls run in a fresh child
-        res = results[job.key]
-        if res.ending == Ending.RETURNED and "hwm" in after:
+        res = results.setdefault(job.key, self._spent())  # not sent when a budget was spent meanwhile
+        if res is not None and res.ending == Ending.RETURNED and "hwm" in after:
             results[job.key] = dataclasses.replace(res, resident=(max(after["hwm"] - before["rss"], 0),))
 
     def _exchange(self, header, step=None, arrays=()):
