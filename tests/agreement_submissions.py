@@ -172,6 +172,8 @@ OUTSIDE = {
     # the modern track: a right function wrapped by a wrong one, so that the slip survives edits of the reference
     "rope_frequencies_reversed": [("step12_rope", "def rope_frequencies(", _wrapped(
         "rope_frequencies", "d_head, base=10000.0", "(d_head, base)[::-1]"))],
+    "cache_bytes_as_float": [("step11_gqa", "    return n_layer * n_ctx * per_position",
+                              "    return n_layer * n_ctx * per_position / 1")],  # the right number, not an int
 }
 
 SUBMISSIONS = [*CATALOGUE, *OUTSIDE, STUBS]

@@ -57,6 +57,17 @@ def test_a_function_that_spins_is_stopped_by_its_cpu_limit_and_one_that_sleeps_b
     assert_correct(run, {job.key for job in TIMED_JOBS if job.function not in ("softmax", "raw_scores")})
 
 
+def test_a_function_that_sleeps_between_calls_of_an_earlier_step_is_stopped_by_its_sleep_limit():
+    """Its earlier step's calls are answered by the grader every few hundredths of a second: only the time
+    the grader spent answering them is not the learner's, the sleep in between is."""
+    sleeper = ("import time\ndef attention(Q, K, V, visible=None):\n    while True:\n        time.sleep(0.02)\n"
+               "        softmax(Q[..., :1])\n")
+    run = run_submission(with_code("step6_head", sleeper), TIMED_JOBS, Limits())
+    attention = run.results["attention"]
+    assert (attention.ending, attention.exc_type) == (Ending.TIMEOUT, Limit.IDLE), attention
+    assert_correct(run, {job.key for job in TIMED_JOBS if job.step != "step6_head"})
+
+
 def test_a_step_that_sleeps_while_being_imported_is_stopped_by_the_sleep_limit():
     run = run_submission(with_code("step4_softmax", "import time\ntime.sleep(3600)\n"), TIMED_JOBS, Limits())
     softmax = run.results[next(job.key for job in TIMED_JOBS if job.function == "softmax")]

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from attnkit_runtime import harness
+from attnkit_runtime import harness, judge
 from attnkit_runtime.messages import say
 from attnkit_runtime.status import Status
 
@@ -95,3 +95,16 @@ def test_tracing_already_on_in_the_learners_process_stays_on():
         assert tracemalloc.is_tracing() and result.status is Status.FAILED and outcome.peaks[0] >= 64 * 1024 * 8
     finally:
         tracemalloc.stop()
+
+
+def test_the_resident_peak_measured_outside_fails_a_call_whose_tracemalloc_peak_was_hidden_low():
+    """The grader's outside figure (harness.Outcome.resident) is judged beside tracemalloc's: past the budget by
+    more than judge.RESIDENT_SLACK_BYTES the call fails, whatever tracemalloc said; within it, it passes."""
+    case, calls = _case(), [{"n": 1024}]
+    forms = [{"O": ((64,), np.dtype(np.float64))}]
+    budget = 4 * 64 * 16 * 8
+    for resident, passed in ((budget + judge.RESIDENT_SLACK_BYTES + 1, False), (budget + (1 << 20), True)):
+        outcome = harness.Outcome(harness.Ending.RETURNED, [{"O": np.zeros(64)}], peaks=(100,), resident=(resident,))
+        result = harness.judge_outcome(case, calls, outcome, None, forms)
+        assert result.passed is passed, result.message
+        assert passed or "measured by the operating system" in result.message

@@ -9,6 +9,7 @@ import numpy as np
 
 from attnkit.grader.bench import copy_hostile, copy_solutions
 from attnkit.grader.sandbox import Limits, run_submission
+from attnkit.grader.sandbox_zygote import Zygote
 from attnkit.paths import ROOT
 from grading_support import grade_path, run_cli
 from test_sandbox import JOBS, assert_correct, with_code
@@ -135,3 +136,27 @@ def test_one_submission_is_one_process_so_its_memory_budget_covers_all_it_holds(
     assert line.startswith("HELD [] REFUSED ['Operation not permitted'"), line
     assert "started" not in line and "'shmget': -1, 'memfd': -1" in line, line  # no memory beside RLIMIT_AS
     assert run.results["softmax#0"].ending == "returned"
+
+
+def test_a_submission_whose_every_call_ends_its_process_is_not_restarted_past_its_cap(tmp_path, monkeypatch):
+    """Each call of the 'allocate' hostile ends its process (a MemoryError past RLIMIT_AS): a function is not
+    called again after two such calls, and once the submission's process has been ended max_restarts times
+    its remaining tests are not run, saying why, instead of a fresh process for every call."""
+    spawned = []
+    real_spawn = Zygote.spawn
+    monkeypatch.setattr(Zygote, "spawn", lambda self, limits: spawned.append(limits) or real_spawn(self, limits))
+    graded = grade_path(copy_hostile(tmp_path / "allocate", "allocate"), Limits())
+    cap = Limits().max_restarts
+    assert len(spawned) <= cap + 1, len(spawned)
+    assert graded.score == 0
+    not_run = [t for t in graded.tests if f"ended {cap} times" in t.output]
+    assert not_run and all(t.score == 0 and t.status == "error" for t in not_run), graded.tests[-1].output
+    again = [t for t in graded.tests if "already ended its process 2 times" in t.output]
+    assert again, [t.output for t in graded.tests[:6]]
+
+
+def test_a_function_that_ends_its_process_costs_only_its_own_tests():
+    code = "def softmax(S):\n    return bytearray(1 << 40)\n"
+    run = run_submission(with_code("step4_softmax", code), JOBS, Limits())
+    assert [run.results[key].ending for key in ("softmax#0", "softmax#1")] == ["crashed", "crashed"]
+    assert_correct(run, {j.key for j in JOBS if j.function != "softmax"})

@@ -16,6 +16,10 @@ from attnkit.grader.bench import copy_solutions
 from attnkit.grader.grade import grade_submission
 from attnkit.grader.plan import Plan
 from attnkit.grader.runners import SandboxRunner
+from attnkit.grader.sandbox import Limits, run_submission
+from attnkit.grader.sandbox_types import Stopped
+from attnkit.grader.sandbox_zygote import Zygote
+from attnkit.paths import SOLUTIONS_DIR
 from attnkit_runtime import harness, stored
 from attnkit_runtime.judge import portable_case
 from attnkit_runtime.status import Status
@@ -103,6 +107,7 @@ def test_the_lessons_table_of_mistakes_is_what_each_mistake_gives(code, printed)
 
 # --- the largest array it holds ---------------------------------------------------------------------------
 MEMORY_CASES = ("attention_tiled_holds_one_block", "attention_tiled_holds_one_block_causal")
+MANY_KEYS = "attention_tiled_holds_one_block_of_many_keys"  # hidden, sized for the grader's outside measure
 
 
 def _judged(fn, case):
@@ -147,9 +152,61 @@ def test_the_sandbox_measures_the_learners_call(tmp_path):
                                                   "    block = max(T_k, 1)\n    for start in range(0, T_k, block):"))
     graded = grade_submission(Plan("modern"), SandboxRunner(), submission.read(sub))
     lost = {t.name: t for t in graded.tests if t.status is not Status.PASSED}
-    assert set(lost) == set(MEMORY_CASES), {n: t.output for n, t in lost.items()}
-    assert {t.diagnosis for t in lost.values()} == {"tiled_holds_every_key"}
+    assert set(lost) == {*MEMORY_CASES, MANY_KEYS}, {n: t.output for n, t in lost.items()}
+    assert {lost[name].diagnosis for name in MEMORY_CASES} == {"tiled_holds_every_key"}
+    assert "Unable to allocate" in lost[MANY_KEYS].output  # its every key at once is past the capped address space
     assert "held" in lost[MEMORY_CASES[1]].output
+
+
+FORGED_PEAK = """
+
+import ctypes as _ctypes
+import tracemalloc as _tracemalloc
+
+_right_attention_tiled = attention_tiled
+
+
+def attention_tiled(Q, K, V, visible=None, block=64):
+    scores = Q @ K.T  # every key at once: [T_q, T_k]
+    scores = scores + 1.0
+    O = _right_attention_tiled(Q, K, V, visible, block)
+    del scores
+    _tracemalloc.reset_peak()  # what tracemalloc saw is forgotten
+    try:  # and the kernel's high-water mark of the process, if it may
+        _ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    return O
+"""
+
+
+def test_a_call_that_hides_its_peak_from_tracemalloc_still_loses_the_memory_case_in_the_grader(tmp_path):
+    """The grader judges a memory case on the kernel's peak resident memory of a process that makes only that
+    call, read outside it, beside the peak tracemalloc saw in it: the whole [T_q, T_k] scores of the large
+    hidden case show there whatever the call did to tracemalloc or its own counters."""
+    sub = copy_solutions(tmp_path / "forged")
+    with open(f"{sub}/step10_tiled.py", "a", encoding="utf-8") as f:
+        f.write(FORGED_PEAK)
+    graded = grade_submission(Plan("modern"), SandboxRunner(), submission.read(sub))
+    lost = {t.name: t for t in graded.tests if t.status is not Status.PASSED}
+    assert MANY_KEYS in lost, sorted(lost)
+    assert set(lost) <= {*MEMORY_CASES, MANY_KEYS}
+    assert "Unable to allocate" in lost[MANY_KEYS].output, lost[MANY_KEYS].output  # past its capped address space
+
+
+def test_where_the_memory_case_cannot_be_held_outside_it_is_not_run_saying_why(monkeypatch):
+    monkeypatch.setattr(Zygote, "memory", lambda self, room=None: {})  # as where /proc/PID/status or prlimit fails
+    jobs = [job for job in Plan("modern").jobs if job.step == "step10_tiled"]
+    sources = {p.name: p.read_text(encoding="utf-8") for p in SOLUTIONS_DIR.glob("*.py")}
+    results = run_submission(sources, jobs, Limits()).results
+    for job in jobs:
+        got = results[job.key]
+        if job.measure_peak:
+            assert got.ending == Stopped.NOT_RUN and "cannot limit or measure the memory" in got.error, got
+        else:
+            assert got.ending == "returned", got
 
 
 # --- attnkit show tiled -----------------------------------------------------------------------------------

@@ -50,7 +50,10 @@ class Outcome:
     in place; `called`: the earlier steps' modules whose functions the calls used (`CallLog`);
     `error_type`, `error`: the exception (its type's name and text), `exception` the object itself where
     the learner's process is also the judge's (None across the sandbox); `peaks`: for a case that
-    measures its memory (`judge.measures_peak`), the peak bytes each call allocated (`peak_of_call`), else ().
+    measures its memory (`judge.measures_peak`), the peak bytes each call allocated (`peak_of_call`), else ();
+    `resident`: for such a case in the grader, how much each call grew the peak resident memory of a process
+    that made only that call, read by the kernel outside it (the learner's process could forge `peaks` by
+    resetting tracemalloc: not this), else ().
     """
 
     ending: str
@@ -63,6 +66,7 @@ class Outcome:
     error: str = ""
     exception: BaseException | None = None
     peaks: tuple = ()
+    resident: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,8 @@ def of_calls(outcomes):
                    [text for o in outcomes for text in o.warnings],
                    [_argument(name, k, len(outcomes)) for k, o in enumerate(outcomes) for name in o.modified],
                    tuple(sorted({module for o in outcomes for module in o.called})),
-                   peaks=tuple(peak for o in outcomes for peak in o.peaks))
+                   peaks=tuple(peak for o in outcomes for peak in o.peaks),
+                   resident=tuple(peak for o in outcomes for peak in o.resident))
 
 
 def stub_text(number, module, read, error):
@@ -309,7 +314,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         return found(Status.FAILED, f"{case.step.module}.{case.function} — {outcome.unnamed}", "result")
     expected, forms = (given() if callable(given) else given for given in (expected, forms))
     with np.errstate(all="ignore"):  # the learner's NaN and inf are reported, not warned about
-        verdict = judge.evaluate_safely(case, calls, outcome.results, expected, forms, outcome.peaks)
+        verdict = judge.evaluate_safely(case, calls, outcome.results, expected, forms, outcome.peaks, outcome.resident)
     if verdict.passed and outcome.modified:
         verdict = judge.Verdict(False, "modified", say("verdict.modified", function=case.function,
                                                        argument=say("list.separator").join(outcome.modified)))

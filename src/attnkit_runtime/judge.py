@@ -264,6 +264,8 @@ def check_form(shape, dtype, got, label):
         return None
     if not np.issubdtype(got.dtype, np.number) or got.dtype == bool:
         return Verdict(False, "dtype", say("form.not_numbers", label=label, got=got.dtype))
+    if np.issubdtype(dtype, np.integer) and not np.issubdtype(got.dtype, np.integer):  # a count or an index
+        return Verdict(False, "dtype", say("form.not_int", label=label, got=got.dtype))
     if np.issubdtype(dtype, np.floating) and got.dtype != dtype:
         narrowed = np.issubdtype(got.dtype, np.floating) and got.dtype.itemsize < np.dtype(dtype).itemsize
         return Verdict(False, "dtype", say("form.dtype_narrowed" if narrowed else "form.dtype", label=label,
@@ -367,9 +369,14 @@ def measures_peak(case):
     return expect.get("property") == Property.LARGEST_INTERMEDIATE
 
 
-def _largest_intermediate(case, results, peaks):
+RESIDENT_SLACK_BYTES = 16 << 20  # what a process's resident memory may grow by beyond the budget (allocator, pages)
+
+
+def _largest_intermediate(case, results, peaks, resident=()):
     """The Verdict of the calls' memory peaks (bytes, one per call of `results`; None where it was hidden)
-    against the case's budget: `arrays` float64 arrays of `shape` held at once."""
+    against the case's budget: `arrays` float64 arrays of `shape` held at once. `resident`: where the grader
+    measured it outside the learner's process, how much each call's process grew its peak resident memory
+    (bytes), which may pass the budget by RESIDENT_SLACK_BYTES at most."""
     shape = tuple(case.expect["shape"])
     budget = int(case.expect["arrays"]) * int(np.prod(shape)) * 8
     for k in range(1, len(results) + 1):
@@ -380,6 +387,11 @@ def _largest_intermediate(case, results, peaks):
             return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n" + say(
                 "property.peak", call=k, function=case.function, peak=_kib(peak), budget=_kib(budget),
                 arrays=case.expect["arrays"], shape=list(shape)))
+    for k, peak in enumerate(resident, 1):
+        if peak > budget + RESIDENT_SLACK_BYTES:
+            return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n" + say(
+                "property.peak_resident", call=k, function=case.function, peak=_kib(peak), budget=_kib(budget),
+                arrays=case.expect["arrays"], shape=list(shape)))
     return PASSED
 
 
@@ -387,13 +399,13 @@ def _kib(n_bytes):
     return f"{n_bytes / 1024:.1f} KiB"
 
 
-def check_property(case, results, forms, peaks=()):
+def check_property(case, results, forms, peaks=(), resident=()):
     """The Verdict of a property case on `results` (one {part: value} per call).
 
     Each result must first have the form of the reference's (`forms`: one {part: (shape, dtype)}
     per call, computed by the kit or stored), so a constant earns nothing; then hold no NaN or +inf;
     then have the property. `peaks`: the calls' memory peaks (`harness.Outcome.peaks`), which a
-    `largest_intermediate` case judges.
+    `largest_intermediate` case judges, with `resident` (`harness.Outcome.resident`) where there is one.
     """
     if forms is None or len(forms) != len(results):
         raise ValueError(f"case {case.name}: a property case is judged with its results' forms, one per call")
@@ -419,7 +431,7 @@ def check_property(case, results, forms, peaks=()):
     if prop == Property.SAME_DOT_PRODUCTS_ACROSS_CALLS:
         return _same_dot_products(case, results)
     if prop == Property.LARGEST_INTERMEDIATE:
-        return _largest_intermediate(case, results, peaks)
+        return _largest_intermediate(case, results, peaks, resident)
     raise ValueError(f"case {case.name}: unknown property {prop!r}")
 
 
@@ -470,15 +482,15 @@ def _same_dot_products(case, results):
     return PASSED
 
 
-def evaluate(case, calls, results, expected, forms, peaks=()):
+def evaluate(case, calls, results, expected, forms, peaks=(), resident=()):
     """Return the Verdict for `results` (one {part name: value} dict per call) on `case`.
 
     `calls` are the arguments that were passed; `expected` what each call must give (one
     {part: array} per call, the reference's or stored), or None for a property case, which is
-    judged by `check_property` with `forms` (None for the other cases) and `peaks`.
+    judged by `check_property` with `forms` (None for the other cases), `peaks` and `resident`.
     """
     if expected is None:
-        return check_property(case, results, forms, peaks)
+        return check_property(case, results, forms, peaks, resident)
     for k, (result, reference) in enumerate(zip(results, expected)):
         for part, want in reference.items():
             got, bad = picked(result, part)
@@ -564,10 +576,10 @@ def exception_note(case, calls, diagnosis_text=""):
     return "\n".join(lines)
 
 
-def evaluate_safely(case, calls, results, expected, forms, peaks=()):
+def evaluate_safely(case, calls, results, expected, forms, peaks=(), resident=()):
     """evaluate(), with anything it cannot judge in a learner's result reported as a failure, not a crash."""
     try:
-        return evaluate(case, calls, results, expected, forms, peaks)
+        return evaluate(case, calls, results, expected, forms, peaks, resident)
     except (IndexError, TypeError, ValueError) as err:
         shapes = ", ".join(f"{part} {np.shape(value)}" for result in results for part, value in result.items())
         return Verdict(False, "shape", say("verdict.not_compared", error=f"{type(err).__name__}: {err}", shapes=shapes))

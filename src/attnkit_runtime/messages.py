@@ -38,6 +38,10 @@ MESSAGES = {
     "form.not_numbers": {
         "en": "{label}: expected numbers, got dtype {got}",
         "zh": "{label}：应为数值，实际 dtype 是 {got}"},
+    "form.not_int": {
+        "en": "{label}: expected an int, got a {got} (a count or an index is a whole number: use // and int(), "
+              "not / or a float)",
+        "zh": "{label}：应为整数（int），实际是 {got}（计数或下标是整数：请用 // 和 int()，不要用 / 或浮点数）"},
     "form.dtype": {
         "en": "{label}: expected dtype {want}, got {got} (float32 in must give float32 out: a float64 array or "
               "numpy float64 number met on the way turns the result into float64)",
@@ -100,6 +104,11 @@ MESSAGES = {
               "({budget}) are all it needs",
         "zh": "第 {call} 次调用：{function}() 同时占用了 {peak} 的数组；它只需要 {arrays} 个 {shape} 的 float64 "
               "数组（{budget}）"},
+    "property.peak_resident": {
+        "en": "call {call}: {function}() made its process hold {peak} more memory at once (measured by the operating "
+              "system); {arrays} float64 arrays of {shape} ({budget}) are all it needs",
+        "zh": "第 {call} 次调用：{function}() 让它的进程同时多占用了 {peak} 的内存（由操作系统测得）；它只需要 {arrays} 个 "
+              "{shape} 的 float64 数组（{budget}）"},
     "property.peak_hidden": {
         "en": "call {call}: the memory {function}() used could not be measured, because the call stopped or "
               "cleared Python's tracemalloc: leave tracemalloc alone",
@@ -460,6 +469,17 @@ MESSAGES = {
     "sandbox.not_run_after_timeouts": {
         "en": "not run ({function}() already ran out of time {count} times)",
         "zh": "没有运行（{function}() 已经超时 {count} 次）"},
+    "sandbox.not_run_after_crashes": {
+        "en": "not run ({function}() already ended its process {count} times)",
+        "zh": "没有运行（{function}() 已经 {count} 次让它的进程结束）"},
+    "sandbox.peak_unmeasured": {
+        "en": "not judged: the grader cannot limit or measure the memory {function}() holds from outside its "
+              "process here, and does not judge it on what that process says",
+        "zh": "没有评判：这里评分程序无法在进程之外限制或测量 {function}() 占用的内存，也不会凭该进程自己报告的数字来评判"},
+    "sandbox.not_run_after_restarts": {
+        "en": "not run: this submission's process was ended {count} times (calls that crash it or allocate past "
+              "its memory); its remaining tests score 0",
+        "zh": "没有运行：这份提交的进程已经被结束了 {count} 次（调用让进程崩溃，或分配的内存超过上限）；其余测试记 0 分"},
     # --- the sandbox: earlier steps' functions, answered by the grader (grader/sandbox_reference.py) ---
     "sandbox.ref_not_allowed": {
         "en": "{function}() cannot be used while {step} is graded: a step may call only the functions of the "

@@ -17,6 +17,7 @@ numpy up once, then serves the grader over the control socket:
   reset  -> kill every process the submission started, reap them, say the CPU time they used
   finish -> reset, then send back the captured stdout/stderr (capped) and delete the scratch folder
   probe  -> the newest child's scheduler times (`probe`), which the grader's time limits read
+  memory -> the newest child's resident memory and its peak (`memory`), which a memory case is judged on
 A submission child, under rlimits (and without the barrier, as root, under the zygote's own uid),
 loads the child filter (one process, no signal or trace of another, no memory beside RLIMIT_AS),
 with fds 1 and 2 on capture files and its protocol socket on fd 3, then answers the grader's
@@ -96,6 +97,19 @@ class Zygote:
                 self.reply(*self.finish(header["output_bytes"]))
             elif op == "probe":
                 self.reply({"op": "probe", **probe(self.newest)})
+            elif op == "memory":
+                found = memory(self.newest, header.get("room"))
+                if not self.peak_is_kept(self.newest):
+                    found.pop("hwm", None)
+                self.reply({"op": "memory", **found})
+
+    def peak_is_kept(self, pid):
+        """Whether child `pid`'s peak resident memory is the kernel's alone: the child filter denies it
+        PR_SET_DUMPABLE and its /proc/PID/clear_refs, which resets the peak ("5"), is not writable to it, which
+        the zygote sees as it is the child's user (not where the child runs as another user, or either as
+        root; nor as root of the host behind bubblewrap's user namespace, where the file's owner is ours)."""
+        return (self.settings["child"] is not None and self.settings["uid"] in (None, os.getuid())
+                and not os.access(f"/proc/{pid}/clear_refs", os.W_OK))
 
     def take_stock(self, header, arrays):
         """Keep call number header["index"] (its module, function, result's part names, packed arguments
@@ -218,6 +232,23 @@ def probe(pid):
     return {"at": at, "cpu": sum(ran for ran, _ in tasks.values()), "ran": main[0], "queued": main[1]}
 
 
+def memory(pid, room=None):
+    """{"rss": resident bytes now, "hwm": the most it has been resident since it started} of process `pid`, from
+    the kernel (/proc/PID/status: VmRSS, VmHWM); {} once it has ended or where the kernel does not say. With
+    `room` (bytes), its address space is first capped at what it maps now plus `room` (RLIMIT_AS, which it
+    cannot raise again): a call then cannot allocate more than that, whatever it does to any counter."""
+    fields = dict(line.split(":", 1) for line in _read(f"/proc/{pid}/status").splitlines() if ":" in line)
+    try:
+        found = {key: int(fields[name].split()[0]) * 1024 for key, name in
+                 (("rss", "VmRSS"), ("hwm", "VmHWM"), ("mapped", "VmSize"))}
+        if room is not None:
+            cap = found["mapped"] + int(room)
+            resource.prlimit(pid, resource.RLIMIT_AS, (cap, cap))
+    except (KeyError, IndexError, ValueError, OSError):
+        return {}
+    return found
+
+
 def _empty(folder, expose):
     """Delete what `folder` holds, except the `expose`d folders bound into it and the folders leading to them."""
     for entry in os.scandir(folder):
@@ -326,6 +357,7 @@ def become_submission(ctl, sock, out, err, work, limits, settings, stock):
         os.setgroups([])
         os.setresgid(settings["gid"], settings["gid"], settings["gid"])
         os.setresuid(settings["uid"], settings["uid"], settings["uid"])
+    LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # its /proc/self is root's: no clear_refs to reset its peak (memory)
     LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)

@@ -19,6 +19,7 @@ the call running is cut short and every remaining job ends "budget", without run
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
 """
+import dataclasses
 import itertools
 import secrets
 import select
@@ -30,7 +31,7 @@ import numpy as np
 
 from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
-from .sandbox_meter import Meter, OverLimit
+from .sandbox_meter import Grader, Meter, OverLimit
 from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import Limit, Source, Stopped, call_limit, result, submission_budget
 from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
@@ -58,13 +59,14 @@ class SubmissionRunner:
         self.sock, self.reader, self.present = None, None, set()  # the child, its answers, its modules
         self.jobs, self.numbers = [], {}  # the jobs of `run`, and each one's number in the zygote's stock
         self.alone = False  # once a child ended with calls in flight: one call in flight at a time
+        self.restarts = 0  # times a child was ended after a crash or garbled answer (Limits.max_restarts)
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
         self.cpu_budget = limits.submission_cpu_seconds  # see run
         self.cpu_ended = self.cpu_live = 0.0  # CPU seconds of its ended children; of the live one when last probed
         self.idle_used = 0.0  # seconds its processes slept in calls and imports (sandbox_meter)
-        self.answered = 0  # "ref" requests answered: time spent on them is not the learner's (Meter.add)
+        self.grader = Grader()  # the time spent answering its "ref" requests, which is not the learner's (Meter.add)
         self.deadline = time.monotonic() + limits.submission_seconds
         self.bytes_left = limits.submission_result_bytes  # -1 once a result did not fit
 
@@ -164,16 +166,19 @@ class SubmissionRunner:
     def _run_step(self, step, jobs, results):
         filename = f"{step}.py"
         source = self.sources.get(filename)
-        queue, timeouts = deque(jobs), Counter()
+        queue, stops = deque(jobs), Counter()
         while queue:
             spent = self._spent()
             if spent is not None:
                 results.update((job.key, spent) for job in queue)
                 return
-            if source is None or self._skipped(queue[0], timeouts, results):
+            if source is None or self._skipped(queue[0], stops, results):
                 if source is None:
                     results[queue[0].key] = result(Stopped.LOAD_ERROR, f"{filename} is missing")
                 queue.popleft()
+                continue
+            if queue[0].measure_peak:
+                self._measured(queue.popleft(), stops, results, filename, source)
                 continue
             if self.sock is None:
                 self._start_child()
@@ -183,18 +188,26 @@ class SubmissionRunner:
                     self._end_child()
                     results.update((job.key, failed) for job in queue)
                     return
-            self._pipeline(queue, timeouts, results)
+            self._pipeline(queue, stops, results)
 
-    def _skipped(self, job, timeouts, results):
-        """After `max_timeouts_per_function` timeouts, a function's remaining calls are not run."""
-        cap = self.limits.max_timeouts_per_function
-        if cap is None or timeouts[job.function] < cap:
+    def _skipped(self, job, stops, results):
+        """Once crashes or garbled answers have ended the submission's child `max_restarts` times, no call is
+        run; after `max_timeouts_per_function` timeouts, or calls that ended the child, a function's remaining
+        calls are not run. `stops`: {(function, Ending.TIMEOUT or Stopped.CRASHED): count}."""
+        cap, restarts = self.limits.max_timeouts_per_function, self.limits.max_restarts
+        timeouts, crashes = stops[job.function, Ending.TIMEOUT], stops[job.function, Stopped.CRASHED]
+        if restarts is not None and self.restarts >= restarts:
+            words = say("sandbox.not_run_after_restarts", count=self.restarts)
+        elif cap is not None and timeouts >= cap:
+            words = say("sandbox.not_run_after_timeouts", function=job.function, count=timeouts)
+        elif cap is not None and crashes >= cap:
+            words = say("sandbox.not_run_after_crashes", function=job.function, count=crashes)
+        else:
             return False
-        results[job.key] = result(Stopped.NOT_RUN, say("sandbox.not_run_after_timeouts", function=job.function,
-                                                       count=timeouts[job.function]))
+        results[job.key] = result(Stopped.NOT_RUN, words)
         return True
 
-    def _pipeline(self, queue, timeouts, results):
+    def _pipeline(self, queue, stops, results, measured=False):
         """Run calls from the front of `queue` with several requests in flight (the child reads the
         next one as soon as it has answered), until the queue is empty or the child has to go.
 
@@ -204,15 +217,16 @@ class SubmissionRunner:
         and sending never blocks. The child may hold an answer back to send it with the next ones
         (Submission.serve), so an answer that never came while later calls were in flight (the
         child crashed, hung or garbled) is no call's ending yet: those calls run again in a fresh
-        child, one at a time.
+        child, one at a time. It stops before a memory case's call (`_measured`) unless `measured`.
         """
         inflight, since = deque(), time.monotonic()
         while queue or inflight:
             if len(inflight) <= _WINDOW_CALLS // 2:  # topped up half a window at a time: answered together
                 chunks, was_empty = [], not inflight
                 window = 1 if self.alone else _WINDOW_CALLS
-                while queue and len(inflight) < window and self._spent() is None:
-                    if self._skipped(queue[0], timeouts, results):
+                while queue and len(inflight) < window and self._spent() is None \
+                        and (measured or not queue[0].measure_peak):
+                    if self._skipped(queue[0], stops, results):
                         queue.popleft()
                         continue
                     nonce = self._nonce()
@@ -232,6 +246,7 @@ class SubmissionRunner:
                 # a process that died may take a moment to be reaped, to say how it ended; one that answered
                 # "crashed" (MemoryError, SystemExit: the exception's type) is alive, and is not waited for
                 ended = self._end_child(0.05 if res.ending == Stopped.CRASHED and not res.exc_type else 0.0)
+                self.restarts += res.ending in (Stopped.CRASHED, Stopped.GARBLED)  # a timeout's cost is in the budgets
                 if inflight and res.ending != Stopped.BUDGET:
                     # its answer may have been held back behind a later call that never ended (Submission.serve):
                     # it and the rest run again, one at a time from now on, so each ending is its own call's
@@ -241,10 +256,36 @@ class SubmissionRunner:
                 if res.ending == Stopped.CRASHED and ended:
                     res = result(Stopped.CRASHED, f"{res.error} ({ended})", res.exc_type, res.seconds)
                 queue.extendleft(reversed([j for j, _ in inflight]))  # lost with the child: run again
-            timeouts[job.function] += res.ending == Ending.TIMEOUT
+            stops[job.function, res.ending] += 1
             results[job.key] = res
             if self.sock is None:
                 return
+
+    def _measured(self, job, stops, results, filename, source):
+        """Make a memory case's call (`job.measure_peak`) alone in a child of its own, and add to its result how
+        much the child's peak resident memory grew past what it held before the call, as the kernel keeps it
+        and the zygote reads it (CallResult.resident, where the zygote can vouch for it). Its address space is
+        capped first at MEASURED_ROOM_BYTES past what it maps (RLIMIT_AS, set by the zygote): a call that builds
+        far more than that, e.g. every key's scores at once, gets a MemoryError whatever it does to tracemalloc
+        or its own counters. Where it cannot be capped, the call is not judged (not run, saying why)."""
+        self._end_child()
+        self._start_child()
+        failed = self._load(job.step, filename, source)
+        if failed is not None:
+            self._end_child()
+            results[job.key] = failed
+            return
+        before = self.zygote.memory(room=MEASURED_ROOM_BYTES)
+        if not before:
+            self._end_child()
+            results[job.key] = result(Stopped.NOT_RUN, say("sandbox.peak_unmeasured", function=job.function))
+            return
+        self._pipeline(deque([job]), stops, results, measured=True)
+        after = self.zygote.memory() if self.sock is not None else {}
+        self._end_child()  # its peak is this call's: the next calls run in a fresh child
+        res = results.setdefault(job.key, self._spent())  # not sent when a budget was spent meanwhile
+        if res is not None and res.ending == Ending.RETURNED and "hwm" in after:
+            results[job.key] = dataclasses.replace(res, resident=(max(after["hwm"] - before["rss"], 0),))
 
     def _exchange(self, header, step=None, arrays=()):
         """Send one request to the child and wait for its answer: (header, arrays, seconds); `step`
@@ -266,6 +307,7 @@ class SubmissionRunner:
         meter, due = Meter(since), since + self.limits.call_seconds
         while True:
             self._await(meter, due, job)
+            woke = time.monotonic()
             reply, parts, raw = read_kept(lambda n: self.reader.exact(n, min(due, self.deadline)), _MAX_HEADER,
                                           self.limits.result_bytes)
             if reply.get("op") != "ref":
@@ -277,7 +319,7 @@ class SubmissionRunner:
             self.deadline, due = (moment + time.monotonic() - start for moment in (self.deadline, due))
             self.sock.settimeout(max(min(due, self.deadline) - time.monotonic(), 0.001))
             self.sock.sendall(reply_bytes)
-            self.answered += 1
+            self.grader.answered(woke)
         if reply.get("nonce") != nonce:  # e.g. a message the learner's code wrote to the socket itself
             raise WireError("an answer to some other request")
         return reply, parts
@@ -299,7 +341,8 @@ class SubmissionRunner:
             except ZygoteError:
                 sample = {}  # the zygote is gone: the child's socket says so
             waiting = _readable(self.sock, 0)
-            self.idle_used += meter.add(sample, self.answered, waiting)
+            self.idle_used += meter.add(sample, self.grader.waited, waiting)
+            self.grader.seen()
             self.cpu_live = sample.get("cpu", self.cpu_live)
             if self._spent() is not None:
                 raise OverLimit()
@@ -386,6 +429,7 @@ class SubmissionRunner:
         return _garbled(f"{job.function}(): ending {ending!r}, parts {sorted(parts)}", seconds)
 
 
+MEASURED_ROOM_BYTES = 32 << 20  # the address space a memory case's call may add (judge.RESIDENT_SLACK_BYTES beside)
 _CHILD_GONE = (Ending.TIMEOUT, Stopped.CRASHED, Stopped.BUDGET, Stopped.GARBLED)  # the child is ended after these
 
 

@@ -11,7 +11,8 @@ inside the barrier):
             all it holds; no memory beside its address space (System V shared memory, semaphores and
             message queues, POSIX message queues, memfd); no signal to another process and no
             tracing (kill, tkill, tgkill, sigqueue, pidfd, ptrace, process_vm_*), so neighbours are
-            safe even when they share a uid. All fail with EPERM.
+            safe even when they share a uid; no prctl(PR_SET_DUMPABLE), so its /proc/self stays root's
+            and it cannot reset the peak resident memory a memory case is judged on. All fail with EPERM.
 
 Filters are inherited across fork and exec and cannot be removed. `load` runs inside the sandbox's
 python: this module imports only the standard library.
@@ -22,7 +23,8 @@ import tempfile
 
 CLONE_NEWUSER, CLONE_THREAD = 0x10000000, 0x00010000
 SCMP_ACT_ALLOW = 0x7FFF0000
-SCMP_CMP_MASKED_EQ = 7
+SCMP_CMP_EQ, SCMP_CMP_MASKED_EQ = 4, 7
+PR_SET_DUMPABLE = 4
 LIBRARY = "libseccomp.so.2"
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 
@@ -87,6 +89,7 @@ def programs():
     new_user = _flag_is(CLONE_NEWUSER, CLONE_NEWUSER)
     zygote = (("unshare", errno.EPERM, new_user), ("clone", errno.EPERM, new_user), ("clone3", errno.ENOSYS, None))
     child = (("clone", errno.EPERM, _flag_is(CLONE_THREAD, 0)),
+             ("prctl", errno.EPERM, (_ArgCmp * 1)(_ArgCmp(0, SCMP_CMP_EQ, PR_SET_DUMPABLE, 0))),
              *((name, errno.EPERM, None) for name in _DENIED_TO_CHILDREN))
     return {"zygote": _program(lib, zygote), "child": _program(lib, child)}
 

@@ -25,7 +25,10 @@ class Limits:
     memory_mb: int = 1024  # the submission's memory: RLIMIT_AS of its one process (seccomp denies it a second)
     output_bytes: int = 20_000  # cap on captured stdout+stderr kept per submission
     result_bytes: int = 16_000_000  # cap on the array bytes one call may return
-    max_timeouts_per_function: int | None = 2  # then that function's remaining jobs are not run
+    max_timeouts_per_function: int | None = 2  # timeouts, or calls that ended the process: then that function's
+    # remaining jobs are not run
+    max_restarts: int | None = 6  # times the submission's process may be ended by a crash or a garbled answer
+    # and started afresh (a timeout's cost is bounded by the time budgets): then its remaining jobs are not run
     submission_cpu_seconds: float = 30.0  # CPU seconds of the whole submission: imports and calls, at most
     submission_idle_seconds: float = 1.0  # seconds the whole submission's process may sleep
     submission_seconds: float = 60.0  # wall time of the whole submission: a backstop
@@ -80,7 +83,8 @@ class Stopped:
 
     CRASHED = "crashed"  # the process died (exit, a fatal signal), or ran out of memory
     GARBLED = "garbled"  # its answer broke the wire format, or answered some other request
-    NOT_RUN = "not_run"  # not made: the function had already timed out too often
+    NOT_RUN = "not_run"  # not made: the function had timed out or ended its process too often, or the submission's
+    # process had been ended too often (Limits.max_timeouts_per_function, max_restarts)
     LOAD_ERROR = "load_error"  # its step's file is missing or could not be imported
     BUDGET = "budget"  # not made, or cut short: the submission's time or result bytes were spent
 
@@ -120,6 +124,7 @@ class CallResult:
     modified: tuple = ()  # the arguments the call changed in place (harness.Outcome.modified)
     unnamed: str = ""  # why the result that came back could not be taken (harness.Outcome.unnamed)
     peaks: tuple = ()  # (its memory peak in bytes, or None where the call hid it) when measured (harness.Outcome.peaks)
+    resident: tuple = ()  # (its process's growth of peak resident bytes) when measured (harness.Outcome.resident)
 
 
 @dataclass(frozen=True)
@@ -143,5 +148,7 @@ class Isolation(str, Enum):
         return self.value
 
 
-def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed="", peaks=()):
-    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed, tuple(peaks))
+def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed="", peaks=(),
+           resident=()):
+    return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed, tuple(peaks),
+                      tuple(resident))

@@ -272,6 +272,14 @@ class Zygote:
         header, _ = self._read(_CONTROL_SECONDS)
         return {key: float(header[key]) for key in ("at", "cpu", "ran", "queued") if key in header}
 
+    def memory(self, room=None):
+        """The newest child's memory (sandbox_child.memory: "rss", "hwm", "mapped", bytes; with `room`, its address
+        space capped at `room` bytes more than it maps), without "hwm" where the zygote cannot vouch for that peak
+        (sandbox_child.Zygote.peak_is_kept), {} once it has ended or where it could not be capped."""
+        self._request({"op": "memory", "room": room})
+        header, _ = self._read(_CONTROL_SECONDS)
+        return {key: int(header[key]) for key in ("rss", "hwm", "mapped") if key in header}
+
     def finish(self, output_bytes):
         """Kill everything, return (stdout bytes, stderr bytes, {"out": total, "err": total})."""
         self._request({"op": "finish", "output_bytes": output_bytes})

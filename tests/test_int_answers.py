@@ -1,0 +1,54 @@
+"""An answer that is a count or an index (kv_cache_bytes' bytes, kv_head_for's heads, chunk_positions, to_ggml's ne)
+must be an int: a float that happens to hold the right number is refused, saying so, in the judge every front end
+uses and through the grader's sandbox."""
+import numpy as np
+import pytest
+
+from attnkit.cases import all_cases
+from attnkit.checks import expected_outputs
+from attnkit.grader.bench import copy_solutions
+from attnkit_runtime import judge
+from grading_support import assert_only_functions_lost, grade_path
+
+
+def _int_answers():
+    """(case, part, expected array) of every case whose expected answer is an integer array."""
+    found = []
+    for case in all_cases():
+        outputs = expected_outputs(case, case.build_calls()) or []
+        found += [(case, part, np.asarray(want)) for out in outputs[:1] for part, want in out.items()
+                  if np.issubdtype(np.asarray(want).dtype, np.integer)]
+    return found
+
+
+INT_ANSWERS = _int_answers()
+
+
+def test_the_int_answers_are_the_counts_and_indices():
+    assert {case.function for case, _, _ in INT_ANSWERS} == {"kv_cache_bytes", "kv_head_for", "chunk_positions",
+                                                              "to_ggml"}
+
+
+@pytest.mark.parametrize("case, part, want", INT_ANSWERS, ids=[c.name for c, _, _ in INT_ANSWERS])
+def test_the_right_number_as_a_float_is_refused(case, part, want):
+    for got in (want.astype(np.float64), float(want) if want.ndim == 0 else want.astype(np.float32)):
+        verdict = judge.compare(want, got, case.tolerance, part)
+        assert not verdict.passed and verdict.problem == "dtype"
+        assert "expected an int" in verdict.message and "float" in verdict.message
+
+
+def test_any_int_dtype_is_an_int():
+    want = np.asarray(3 * 2**30, dtype=np.int64)
+    for got in (3 * 2**30, np.int64(3 * 2**30), np.asarray(3, dtype=np.int32)):
+        verdict = judge.compare(np.asarray(got).astype(np.int64), got, {"atol": 0, "rtol": 0}, "n_bytes")
+        assert verdict.passed, verdict.message
+    assert not judge.compare(want, True, {"atol": 0, "rtol": 0}, "n_bytes").passed
+
+
+def test_the_grader_refuses_cache_bytes_as_a_float(tmp_path):
+    folder = copy_solutions(tmp_path / "s", ("step11_gqa.py", "    return n_layer * n_ctx * per_position",
+                                             "    return float(n_layer * n_ctx * per_position)"))
+    graded = grade_path(folder)
+    assert_only_functions_lost(graded, {("step11_gqa", "kv_cache_bytes")})
+    lost = [t for t in graded.tests if t.name.startswith("kv_cache_bytes")]
+    assert all("expected an int" in t.output for t in lost), lost[0].output
