@@ -45,7 +45,8 @@ HANG = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)",
 # Python loops where the solutions use one numpy expression: right, and tens of times slower
 SLOW = (
     ("step1_projection.py", "return Z @ W + b  # [T, D_h]",
-     "np = __import__('numpy')\n    return np.array([[np.dot(z, W[:, j]) for j in range(W.shape[1])] for z in Z],"
+     "np = __import__('numpy')\n    rows = Z.reshape(-1, Z.shape[-1])  # every token of every leading axis\n"
+     "    return np.array([[np.dot(z, W[:, j]) for j in range(W.shape[1])] for z in rows],"
      " dtype=np.result_type(Z, W)).reshape(Z.shape[:-1] + W.shape[1:]) + b"),
     ("step2_scores.py", "return Q @ np.swapaxes(K, -1, -2)  # [..., T_q, T_k]",
      "kq = np.zeros(np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2]),"
