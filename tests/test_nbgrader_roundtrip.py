@@ -381,7 +381,10 @@ def test_attnkit_grade_recovers_the_student_nbgrader_could_not_grade(killed_kern
     (graded,) = _grade_json([killed_kernel["path"]], tmp_path)
     lost = {t["step"] for t in graded["tests"] if t["status"] != "passed"}
     assert lost == {"step5_values"} and graded["score"] == 100.0 - POINTS["step5_values"]
-    assert all("os._exit" in t["output"] for t in graded["tests"] if t["step"] == "step5_values")
+    outputs = [t["output"] for t in graded["tests"] if t["step"] == "step5_values"]
+    ended, not_run = outputs[:2], outputs[2:]  # after two calls ended its process, the function is not called again
+    assert all("os._exit" in text for text in ended), ended
+    assert all("already ended its process 2 times" in text for text in not_run), not_run
 
 
 def _grade_json(paths, cwd):

@@ -160,3 +160,15 @@ def test_a_function_that_ends_its_process_costs_only_its_own_tests():
     run = run_submission(with_code("step4_softmax", code), JOBS, Limits())
     assert [run.results[key].ending for key in ("softmax#0", "softmax#1")] == ["crashed", "crashed"]
     assert_correct(run, {j.key for j in JOBS if j.function != "softmax"})
+
+
+def test_a_test_not_run_after_crashes_says_why_and_not_that_something_timed_out(tmp_path):
+    """A function whose calls end its process is not called again; its later tests say so, with advice about
+    the process ending, not the advice for calls that time out."""
+    folder = copy_solutions(tmp_path / "exits")
+    path = tmp_path / "exits" / "step5_values.py"
+    path.write_text(path.read_text(encoding="utf-8").replace("return P @ V", "__import__('os')._exit(1)"),
+                    encoding="utf-8")
+    graded = grade_path(folder, Limits())
+    not_run = [t.output for t in graded.tests if "already ended its process" in t.output]
+    assert not_run and not [text for text in not_run if "timed out" in text], not_run[:1]

@@ -346,9 +346,6 @@ MESSAGES = {
     # --- the grader's feedback to a student (grader/grade.py, feedback.py, report_gradescope.py) ---
     "grade.not_graded": {"en": "not graded: {problem}", "zh": "未评分：{problem}"},
     "grade.no_result": {"en": "the grader got no result for this call", "zh": "评分程序没有收到这次调用的结果"},
-    "grade.not_run": {
-        "en": "{error}: make the calls that timed out finish first",
-        "zh": "{error}：请先让超时的调用能按时结束"},
     "grade.timeout": {
         "en": "stopped: {error} (an endless loop, or far more work than the inputs need?)",
         "zh": "被停止：{error}（死循环，或者做了远超输入所需的计算？）"},
@@ -467,11 +464,13 @@ MESSAGES = {
                           "zh": "{what} 没有在 {seconds:g} 秒内结束"},
     "sandbox.the_import": {"en": "{file} (while being imported)", "zh": "{file}（导入时）"},
     "sandbox.not_run_after_timeouts": {
-        "en": "not run ({function}() already ran out of time {count} times)",
-        "zh": "没有运行（{function}() 已经超时 {count} 次）"},
+        "en": "not run ({function}() already ran out of time {count} times): make the calls that timed out finish first",
+        "zh": "没有运行（{function}() 已经超时 {count} 次）：请先让超时的调用能按时结束"},
     "sandbox.not_run_after_crashes": {
-        "en": "not run ({function}() already ended its process {count} times)",
-        "zh": "没有运行（{function}() 已经 {count} 次让它的进程结束）"},
+        "en": "not run ({function}() already ended its process {count} times): make those calls return first "
+              "(no exit or os._exit, no allocation far past what the inputs need)",
+        "zh": "没有运行（{function}() 已经 {count} 次让它的进程结束）：请先让这些调用正常返回"
+              "（不要调用 exit 或 os._exit，也不要申请远超输入所需的内存）"},
     "sandbox.peak_unmeasured": {
         "en": "not judged: the grader cannot limit or measure the memory {function}() holds from outside its "
               "process here, and does not judge it on what that process says",

@@ -173,7 +173,7 @@ def _verdict_and_grid(planned, outcome):
 
 
 # the message key that words the error of each of the sandbox's own endings (None: the error is worded)
-_WORDS = {Stopped.NOT_RUN: "grade.not_run", Stopped.CRASHED: "grade.crashed", Stopped.GARBLED: "grade.garbled",
+_WORDS = {Stopped.NOT_RUN: None, Stopped.CRASHED: "grade.crashed", Stopped.GARBLED: "grade.garbled",
           Stopped.LOAD_ERROR: "grade.load_error", Stopped.BUDGET: None}
 
 
