@@ -4,6 +4,9 @@ lesson's worked example holds as printed (the known mistakes' rows too), and the
 blocks [T_q, block], where step 6's plain attention holds [T_q, T_k]: measured by the learner harness on the
 public and the hidden case, in the checkout's harness, in the stored form the release and the notebook judge, and
 through the grader's sandbox on a submission that walks all the keys as one block."""
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -23,6 +26,7 @@ from attnkit.paths import SOLUTIONS_DIR
 from attnkit_runtime import harness, stored
 from attnkit_runtime.judge import portable_case
 from attnkit_runtime.status import Status
+from grading_support import run_cli
 from test_properties import SETTINGS, TOL, frames, no_warnings
 
 pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install -e '.[dev]')")
@@ -219,3 +223,18 @@ def test_the_show_frame_gives_each_rows_running_maximum_per_block():
     np.testing.assert_array_equal(m, [[1.0, 2.0, 2.0], [1.0, 1.5, 3.0]])  # as the lesson tells it
     text = render(frame)
     assert "keys 0–1  keys 2–3   key 4" in text and "1.0000    1.5000  3.0000" in text
+
+
+def test_a_batch_names_the_memory_mistake_whatever_was_graded_before_it(tmp_path):
+    """The grader judges in threads while tracemalloc counts every thread's allocations: a mistaken world's
+    peak measured while other submissions are judged was inflated, so a mistake that holds no more than
+    the reference (a NaN on unseen rows) was named for a submission that holds every key."""
+    edits = {"a_nan": ("step10_tiled.py", "shift = np.where(np.isneginf(m_new), 0.0, m_new)", "shift = m_new"),
+             "b_hog": ("step10_tiled.py", "    for start in range(0, T_k, block):",
+                     "    block = max(T_k, 1)\n    for start in range(0, T_k, block):")}
+    folders = [copy_solutions(tmp_path / f"{name}{k}", edit) for name, edit in edits.items() for k in range(3)]
+    graded = run_cli("grade", "--track", "modern", "--json", *map(str, folders))
+    rows = {Path(row["submission"]).name: row for row in map(json.loads, graded.stdout.splitlines())}
+    named = {(folder, t["name"]): t["diagnosis"] for folder in ("b_hog0", "b_hog1", "b_hog2")
+             for t in rows[folder]["tests"] if t["name"].startswith("attention_tiled_holds") and t["status"] == Status.FAILED}
+    assert named and set(named.values()) == {"tiled_holds_every_key"}, named

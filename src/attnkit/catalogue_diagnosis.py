@@ -26,6 +26,11 @@ class CatalogueDiagnosis(harness.Diagnosis):
         with self._lock:
             return self._mistakes().exception_diagnoses(case, error_type, error)
 
+    def prepare(self, case, calls):
+        """Build `case`'s table of mistaken worlds now, before threads judge (mistakes.prepare says why)."""
+        with self._lock:
+            self._mistakes().prepare(case, calls)
+
     def describe(self, code):
         return self._mistakes().describe(code)
 

@@ -51,6 +51,8 @@ def run(names, plan, runner, jobs=1, journal=None, force=False, on_graded=None):
             why = f"the grader failed on this submission ({type(err).__name__}: {str(err)[:200]})"
             return grade(plan, None, {}, sub.name, why), False
 
+    if jobs > 1 and len(todo) > 1:
+        plan.prepare_for_threads()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(one, sub): (sub, key) for sub, key in todo}
         try:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import cases as catalogue
 from .. import checks, manifest, reference, rubric
+from ..catalogue_diagnosis import CATALOGUE
 from ..fingerprint import kit_fingerprint
 from .sandbox import Job
 from attnkit_runtime.judge import invoke, measures_peak
@@ -58,6 +59,13 @@ class Plan:
         self.fingerprint = kit_fingerprint(track)  # what a grade depends on besides the submission
         self._memo = {}
         self._lock = threading.Lock()
+
+    def prepare_for_threads(self):
+        """Build now the diagnoses that measure memory in this process (mistakes.prepare says why),
+        before several threads judge; a run that judges one submission at a time builds them only if needed."""
+        for planned in self.cases:
+            if measures_peak(planned.case):
+                CATALOGUE.prepare(planned.case, planned.calls)
 
     def remembered(self, planned, results, compute):
         """compute() for these results of this case, or what it gave for identical results before."""

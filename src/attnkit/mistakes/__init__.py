@@ -8,9 +8,10 @@ case cannot tell apart from it); `describe` is the text to show
 (`descriptions`: in every language, for what a release or a notebook stores).
 """
 from .catalogue import Mistake, catalogue, describe, descriptions
-from .diagnosis import Outcome, diagnose, diagnose_exception, diagnoses, exception_diagnoses, failing, outcomes
+from .diagnosis import (Outcome, diagnose, diagnose_exception, diagnoses, exception_diagnoses, failing, outcomes,
+                        prepare)
 from .worlds import mistaken_function, slip_overrides, slip_step, variants
 
 __all__ = ["Mistake", "Outcome", "catalogue", "describe", "descriptions", "diagnose", "diagnose_exception", "diagnoses",
            "exception_diagnoses", "failing",
-           "mistaken_function", "outcomes", "slip_overrides", "slip_step", "variants"]
+           "mistaken_function", "outcomes", "prepare", "slip_overrides", "slip_step", "variants"]
