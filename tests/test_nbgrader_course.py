@@ -70,6 +70,8 @@ def run_cells(nb, cwd, monkeypatch, values=None):
     monkeypatch.chdir(cwd)
     monkeypatch.syspath_prepend(str(cwd))
     own = {name: sys.modules.pop(name) for name in list(sys.modules) if _beside_the_notebook(name)}
+    for step in manifest.steps():  # a fresh kernel has imported no step module (earlier tests of this process may have)
+        monkeypatch.delitem(sys.modules, step.module, raising=False)
     namespace, outcome = {"__name__": "__main__"}, {}
     try:
         for cell in nb["cells"]:
