@@ -14,6 +14,7 @@ import pytest
 from attnkit import cases, manifest, stubs
 from attnkit_runtime.judge import named_outputs
 from attnkit.grader import sandbox
+from attnkit.grader.reference_worker import WORKERS
 from attnkit.grader.sandbox import Job, Limits, run_submission
 from attnkit.paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
 from attnkit.reference import reference_function
@@ -215,8 +216,15 @@ def test_an_endless_loop_times_out_and_the_rest_of_the_step_still_runs():
     endings = [run.results[k].ending for k in ("raw_scores", "raw_scores#0", "raw_scores#1", "raw_scores#2")]
     assert endings == ["timeout"] * 2 + ["not_run"] * 2  # after two timeouts the rest is skipped
     assert "did not finish within 0.3 s" in run.results["raw_scores"].error
-    assert run.results["raw_scores#2"].error == "not run (raw_scores() already ran out of time 2 times)"
+    assert run.results["raw_scores#2"].error == (
+        "not run (raw_scores() already ran out of time 2 times): make the calls that timed out finish first")
     assert_correct(run, others("raw_scores"))
+
+
+def test_a_reference_workers_start_is_the_graders_time_not_the_learners():
+    WORKERS.close()  # none idle: step 6's first "ref" request starts a python that loads the reference (> 0.1 s)
+    run = run_submission(reference_sources(), JOBS, Limits(call_seconds=0.1))
+    assert_correct(run, others())
 
 
 @pytest.mark.parametrize("code, status, says", [

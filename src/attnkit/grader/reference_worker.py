@@ -7,6 +7,8 @@ with it. A worker is a python of its own that loads the kit's reference and runs
 arrays, under RLIMIT_AS of a learner's own call (Limits.memory_mb) and on one BLAS thread: a call
 past that limit answers MemoryError. A worker that has not answered by the call's deadline is
 killed (the call times out) and replaced at the next request. No learner code runs in a worker.
+A worker says when it has loaded the reference (one byte): the time it takes to start is the grader's,
+so a call's deadline begins when the worker is ready, not before.
 
     python -m attnkit.grader.reference_worker MEMORY_MB   (its stdin is the request socket)
 """
@@ -17,6 +19,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 
 from .sandbox_types import ONE_BLAS_THREAD
@@ -24,6 +27,8 @@ from .sandbox_wire import Reader, read_kept, read_message
 
 _MAX_HEADER = 1 << 20
 _MAX_PAYLOAD = 1 << 34
+_READY = b"R"
+_START_SECONDS = 60.0  # a python loading numpy and the reference: seconds on a loaded machine, never a minute
 
 
 class WorkerFailed(Exception):
@@ -41,11 +46,13 @@ class Worker:
                                          env={**os.environ, **ONE_BLAS_THREAD}, stdout=subprocess.DEVNULL)
         finally:
             theirs.close()
-        self.reader = Reader(self.sock)
+        self.reader, self.ready = Reader(self.sock), False
 
     def ask(self, request, deadline):
         """The bytes of the worker's answer to `request` (the bytes of one message), by `deadline`
         (time.monotonic). TimeoutError past it, WorkerFailed if the worker ended or broke the format."""
+        if not self.ready:
+            deadline += self._await_start()
         try:
             self.sock.settimeout(None)
             self.sock.sendall(request)
@@ -55,6 +62,18 @@ class Worker:
         except Exception as err:  # noqa: BLE001 - EOF, a broken pipe or a garbled answer: the worker is gone
             raise WorkerFailed(f"{type(err).__name__}: {err}") from None
         return b"".join(raw)
+
+    def _await_start(self):
+        """The seconds waited for the worker to load the reference. WorkerFailed if it never did."""
+        since = time.monotonic()
+        try:
+            said = self.reader.exact(1, since + _START_SECONDS)
+        except Exception as err:  # noqa: BLE001 - EOF, a timeout: it did not start
+            raise WorkerFailed(f"the worker did not start ({type(err).__name__})") from None
+        if said != _READY:
+            raise WorkerFailed("the worker did not start")
+        self.ready = True
+        return time.monotonic() - since
 
     def close(self):
         self.sock.close()
@@ -114,6 +133,7 @@ def serve(sock, memory_mb):
     from .. import manifest
     for step in manifest.steps():  # before the first request, not during a learner's call
         reference_module(step.module)
+    sock.sendall(_READY)
     reader = Reader(sock)
     while True:
         try:
