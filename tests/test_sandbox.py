@@ -5,6 +5,8 @@ Adversarial submissions are built here from the reference solutions, each with o
 """
 import ast
 import os
+import socket
+import subprocess
 import sys
 import threading
 
@@ -597,3 +599,12 @@ def test_without_the_barrier_the_sandbox_refuses_unless_allowed(no_barrier, tmp_
         sandbox.barrier_description()
     assert not marker.exists()
     assert run_submission(sources, JOBS, allow_no_barrier=True).isolation.startswith("none:")
+
+
+def test_a_reference_worker_whose_grader_is_gone_ends_quietly():
+    mine, theirs = socket.socketpair()
+    worker = subprocess.Popen([sys.executable, "-m", "attnkit.grader.reference_worker", "400"], stdin=theirs.fileno(),
+                              stderr=subprocess.PIPE, cwd=ROOT / "src")
+    theirs.close()
+    mine.close()  # the grader is gone (ended, or killed) before the worker has loaded the reference
+    assert (worker.wait(timeout=60), worker.stderr.read()) == (0, b"")

@@ -133,14 +133,14 @@ def serve(sock, memory_mb):
     from .. import manifest
     for step in manifest.steps():  # before the first request, not during a learner's call
         reference_module(step.module)
-    sock.sendall(_READY)
     reader = Reader(sock)
-    while True:
-        try:
+    try:
+        sock.sendall(_READY)
+        while True:
             header, arrays = read_message(reader.exact, _MAX_HEADER, _MAX_PAYLOAD)
-        except EOFError:
-            return
-        sock.sendall(compute(header, arrays))
+            sock.sendall(compute(header, arrays))
+    except (EOFError, OSError):  # the grader closed its end (it ended, or never asked this worker anything)
+        return
 
 
 if __name__ == "__main__":
