@@ -69,7 +69,7 @@ class Zygote:
         self.ctl, self.settings = ctl, settings
         self.scratch = None  # per-submission folder: out, err, work/
         self.children, self.newest = set(), None
-        self.stock, self.stock_bytes = [], 0  # the run's calls: (header, arrays) each, see take_stock
+        self.stock, self.stock_bytes = [], 0  # the run's calls (Stocked), see take_stock
 
     def recv_exact(self, n):
         return _recv_exact(self.ctl, n)
@@ -117,7 +117,7 @@ class Zygote:
         later finds it in its own memory (copy-on-write): its arguments never cross the socket again."""
         if header["index"] == 0:
             self.stock, self.stock_bytes = [], 0
-        self.stock.append((header, arrays))
+        self.stock.append(Stocked.of(header, arrays))
         self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values())
 
     def _scratch(self):
@@ -515,15 +515,12 @@ class Submission:
         Outcome: the result's parts (arrays and numbers only), the warnings, the arguments it changed, or
         its exception. Its arguments are the stock's own arrays, which no other call uses, and this
         process's copy of them (copy-on-write): what the call does to them stays in this process."""
-        job, arrays = self.stock[header["job"]]
-        self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in job["inputs"].items()}
-        kwargs = {name: unpack(value, arrays) for name, value in job["kwargs"].items()}
-        module, function = job["module"], job["function"]
+        stocked = self.stock[header["job"]]
+        self.inputs, kwargs, case = stocked.inputs, stocked.kwargs, stocked.case
+        module, function = case.step.module, case.function
         fn = getattr(self.modules[module], function, None)
         if not callable(fn):
             return _reply(header, Ending.RAISED, f"{module}.py has no function {function}()", "AttributeError")
-        case = types.SimpleNamespace(step=types.SimpleNamespace(module=module), function=function,
-                                     returns=tuple(job["returns"]), measure_peak=job.get("measure_peak", False))
         returned = []  # once the function has returned, what is raised comes from its result, being named
 
         def made(*args, **kwargs):
@@ -594,6 +591,26 @@ class Submission:
             return filename, lineno
         first, where, line = before[-1]
         return where, lineno - first + line
+
+
+class Stocked:
+    """One call of the stock, made ready in the zygote once so that no child redoes it: `kwargs` (its arguments
+    unpacked: the stock's own arrays), `case` (what `harness.call_case` reads of a case) and `inputs`
+    ({id: (name, array, fingerprint)} of its large arguments, see sandbox_wire.pack). A child gets its own
+    copy of all of it at the fork (copy-on-write), and makes each call at most once."""
+
+    __slots__ = ("kwargs", "case", "inputs")
+
+    def __init__(self, kwargs, case, inputs):
+        self.kwargs, self.case, self.inputs = kwargs, case, inputs
+
+    @classmethod
+    def of(cls, header, arrays):
+        """From a "stock" message (see Zygote.take_stock)."""
+        case = types.SimpleNamespace(step=types.SimpleNamespace(module=header["module"]), function=header["function"],
+                                     returns=tuple(header["returns"]), measure_peak=header.get("measure_peak", False))
+        inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in header["inputs"].items()}
+        return cls({name: unpack(value, arrays) for name, value in header["kwargs"].items()}, case, inputs)
 
 
 def _reply(header, ending, error="", exc_type="", unnamed="", warnings=(), modified=()):
