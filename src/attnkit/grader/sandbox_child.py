@@ -44,6 +44,7 @@ from collections import deque
 import numpy as np
 
 from attnkit_runtime.harness import Ending, call_case
+from attnkit_runtime.inputs import watch
 from attnkit_runtime.messages import say
 from .sandbox_mounts import FOLDERS, LIBC, cap_private_tmp
 from .sandbox_seccomp import load
@@ -528,7 +529,7 @@ class Submission:
             returned.append(True)
             return value
         try:  # the wire's arrays are this call's own: handed over uncopied, so a proxy may name them ({"$input"})
-            outcome = call_case(made, case, [kwargs], seconds=0, copied=True)
+            outcome = call_case(made, case, [kwargs], seconds=0, copied=True, watched=[stocked.watched])
         except BaseException as err:  # noqa: BLE001 - KeyboardInterrupt, SystemExit, or a result that raised
             if not returned:
                 return _reply(header, Stopped.CRASHED, self._describe(err, named=True), type(err).__name__)
@@ -595,14 +596,16 @@ class Submission:
 
 class Stocked:
     """One call of the stock, made ready in the zygote once so that no child redoes it: `kwargs` (its arguments
-    unpacked: the stock's own arrays), `case` (what `harness.call_case` reads of a case) and `inputs`
-    ({id: (name, array, fingerprint)} of its large arguments, see sandbox_wire.pack). A child gets its own
-    copy of all of it at the fork (copy-on-write), and makes each call at most once."""
+    unpacked: the stock's own arrays), `case` (what `harness.call_case` reads of a case), `inputs`
+    ({id: (name, array, fingerprint)} of its large arguments, see sandbox_wire.pack) and `watched` (the
+    arguments as they came, `inputs.watch`: what the call's arguments are compared with after it). A child
+    gets its own copy of all of it at the fork (copy-on-write), and makes each call at most once."""
 
-    __slots__ = ("kwargs", "case", "inputs")
+    __slots__ = ("kwargs", "case", "inputs", "watched")
 
     def __init__(self, kwargs, case, inputs):
         self.kwargs, self.case, self.inputs = kwargs, case, inputs
+        self.watched = watch(kwargs)
 
     @classmethod
     def of(cls, header, arrays):
