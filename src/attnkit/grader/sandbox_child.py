@@ -120,6 +120,7 @@ class Zygote:
             self.stock, self.stock_bytes = [], 0
         self.stock.append(Stocked.of(header, arrays))
         self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values())
+        gc.freeze()  # as the zygote's own objects: no child's garbage collection walks (and so copies) the stock
 
     def _scratch(self):
         if self.scratch is None:
