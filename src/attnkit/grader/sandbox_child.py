@@ -114,12 +114,13 @@ class Zygote:
 
     def take_stock(self, header, arrays):
         """Keep call number header["index"] (its module, function, result's part names, packed arguments
-        and the fingerprints of its large ones) with its arrays; number 0 starts a new stock. A child forked
-        later finds it in its own memory (copy-on-write): its arguments never cross the socket again."""
+        and the fingerprints of its large ones) with its arrays, made ready (Stocked); number 0 starts a new
+        stock. A child forked later finds it in its own memory (copy-on-write): its arguments never cross the
+        socket again. `stock_bytes` (which a child's RLIMIT_AS adds) counts the arrays and their kept copies."""
         if header["index"] == 0:
             self.stock, self.stock_bytes = [], 0
         self.stock.append(Stocked.of(header, arrays))
-        self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values())
+        self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values()) + self.stock[-1].kept_bytes
         gc.freeze()  # as the zygote's own objects: no child's garbage collection walks (and so copies) the stock
 
     def _scratch(self):
@@ -361,6 +362,7 @@ def become_submission(ctl, sock, out, err, work, limits, settings, stock):
         os.setresuid(settings["uid"], settings["uid"], settings["uid"])
     LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # its /proc/self is root's: no clear_refs to reset its peak (memory)
     LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _keep_freed_memory()
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -608,6 +610,11 @@ class Stocked:
         self.kwargs, self.case, self.inputs = kwargs, case, inputs
         self.watched = watch(kwargs)
 
+    @property
+    def kept_bytes(self):
+        """The bytes `watched` keeps of the small arguments (a copy of each)."""
+        return sum(len(data) for _, _, (_, _, data) in self.watched if isinstance(data, bytes))
+
     @classmethod
     def of(cls, header, arrays):
         """From a "stock" message (see Zygote.take_stock)."""
@@ -656,12 +663,14 @@ MMAP_THRESHOLD_BYTES = 32 << 20  # glibc's own highest (its dynamic threshold st
 
 
 def _keep_freed_memory():
-    """Make malloc reuse what a process freed instead of handing it back to the kernel and mapping it anew.
+    """Make malloc reuse what this submission child freed instead of handing it back to the kernel and mapping
+    it anew.
 
-    glibc starts every process (and so every child forked from here) mapping each allocation from 128 kB
-    on afresh and unmapping it when freed: a child then takes a page fault for every page of every large
-    temporary (an array's bytes, a copy of an argument), call after call. From the start it is set as
-    glibc's dynamic threshold would end after such frees, so a child reuses the pages it has touched."""
+    glibc starts every process mapping each allocation from 128 kB on afresh and unmapping it when freed: a
+    child then took a page fault for every page of every large temporary (an array's bytes, a copy of an
+    argument), call after call. It is set from the start as glibc's own dynamic threshold would end after
+    such frees. Only in the child: what the zygote frees stays unmapped, so no child inherits it in the
+    address space its RLIMIT_AS counts."""
     LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
     LIBC.mallopt(M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLD_BYTES)
 
@@ -688,7 +697,6 @@ def _prepare(ctl, config):
         else:
             LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # its children share its uid behind the barrier: no /proc/1/mem
-        _keep_freed_memory()
         _warm_up()
         programs = config["seccomp"]
         if programs is not None:
