@@ -181,6 +181,9 @@ def ggml_sizes(sizes):
     return "{" + ", ".join(map(str, sizes)) + "}"
 
 
+_REAL_KINDS = "iufm"  # the real numbers' dtypes (NumPy counts timedelta64 as an integer), not bool nor complex
+
+
 def float_array(name, x, min_ndim=1, ndim=None, shape_text=None):
     """Return `x` as a float ndarray (float32 and float64 kept, integers become float64).
 
@@ -199,9 +202,9 @@ def float_array(name, x, min_ndim=1, ndim=None, shape_text=None):
             arr = np.asarray(x)
         except (TypeError, ValueError) as err:
             raise TypeError(say("not_array", name=name, got=type(x).__name__)) from err
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+    if arr.dtype.kind not in _REAL_KINDS:
         raise TypeError(say("not_real", name=name, dtype=arr.dtype, note=say("bool_note") if arr.dtype == bool else ""))
-    if not np.issubdtype(arr.dtype, np.floating) or arr.dtype not in (np.float32, np.float64):
+    if arr.dtype not in (np.float32, np.float64):
         arr = arr.astype(np.float64)
     want = shape_text or ("[" + ", ".join(["..."] + ["n"] * min_ndim) + "]")
     if ndim is not None and arr.ndim != ndim:

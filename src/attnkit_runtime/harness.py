@@ -136,14 +136,15 @@ class CallLog:
 _USED_WHEN_STOPPED = {}  # "module.function()" -> the earlier steps it used when its time limit stopped it
 
 
-def call_case(fn, case, calls, log=None, seconds=None, copied=False):
+def call_case(fn, case, calls, log=None, seconds=None, copied=False, watched=None):
     """Call `fn` once per call of `case` (on copies of `calls`) and return the Outcome.
 
     `log` (a CallLog) records the earlier steps used; `seconds` is the time limit of each call
     (None: `loader.time_limit`'s default; 0: no limit here, the grader's sandbox keeps its own). A function
     stopped once is not run again (`loader.time_limit`): its Outcome then names the earlier steps it used
     when it was stopped. `copied`: `calls` are already the learner's own copies (the sandbox child's,
-    fresh from the wire), handed over as they are.
+    fresh from the wire), handed over as they are. `watched`: with `copied`, each call's `inputs.watch`
+    taken beforehand, while no learner code had run yet (the sandbox's zygote takes it once for every child).
     Only a learner's exception is caught: the kit's own errors propagate.
     """
     __tracebackhide__ = True
@@ -155,7 +156,7 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
         try:
             for k, kwargs in enumerate(calls):  # a loop: a comprehension's frame would show in tracebacks
                 passed = kwargs if copied else copy.deepcopy(kwargs)
-                watched = inputs.watch(passed, None if copied else kwargs)
+                before = watched[k] if watched is not None else inputs.watch(passed, None if copied else kwargs)
                 if seconds == 0:
                     (value, emitted), peak = _made(fn, passed, measure)
                 else:
@@ -164,7 +165,7 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
                 raw.append(value)
                 peaks.append(peak)
                 warned += emitted
-                modified += [_argument(name, k, len(calls)) for name in inputs.changed(watched)]
+                modified += [_argument(name, k, len(calls)) for name in inputs.changed(before)]
         except NotImplementedError as err:
             return Outcome(Ending.NOT_WRITTEN, called=tuple(used), error_type="NotImplementedError",
                            error=str(err), exception=err)

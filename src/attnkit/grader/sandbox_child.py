@@ -44,6 +44,7 @@ from collections import deque
 import numpy as np
 
 from attnkit_runtime.harness import Ending, call_case
+from attnkit_runtime.inputs import watch
 from attnkit_runtime.messages import say
 from .sandbox_mounts import FOLDERS, LIBC, cap_private_tmp
 from .sandbox_seccomp import load
@@ -69,7 +70,7 @@ class Zygote:
         self.ctl, self.settings = ctl, settings
         self.scratch = None  # per-submission folder: out, err, work/
         self.children, self.newest = set(), None
-        self.stock, self.stock_bytes = [], 0  # the run's calls: (header, arrays) each, see take_stock
+        self.stock, self.stock_bytes = [], 0  # the run's calls (Stocked), see take_stock
 
     def recv_exact(self, n):
         return _recv_exact(self.ctl, n)
@@ -113,12 +114,14 @@ class Zygote:
 
     def take_stock(self, header, arrays):
         """Keep call number header["index"] (its module, function, result's part names, packed arguments
-        and the fingerprints of its large ones) with its arrays; number 0 starts a new stock. A child forked
-        later finds it in its own memory (copy-on-write): its arguments never cross the socket again."""
+        and the fingerprints of its large ones) with its arrays, made ready (Stocked); number 0 starts a new
+        stock. A child forked later finds it in its own memory (copy-on-write): its arguments never cross the
+        socket again. `stock_bytes` (which a child's RLIMIT_AS adds) counts the arrays and their kept copies."""
         if header["index"] == 0:
             self.stock, self.stock_bytes = [], 0
-        self.stock.append((header, arrays))
-        self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values())
+        self.stock.append(Stocked.of(header, arrays))
+        self.stock_bytes += sum(arr.nbytes for arr, _ in arrays.values()) + self.stock[-1].kept_bytes
+        gc.freeze()  # as the zygote's own objects: no child's garbage collection walks (and so copies) the stock
 
     def _scratch(self):
         if self.scratch is None:
@@ -359,6 +362,7 @@ def become_submission(ctl, sock, out, err, work, limits, settings, stock):
         os.setresuid(settings["uid"], settings["uid"], settings["uid"])
     LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # its /proc/self is root's: no clear_refs to reset its peak (memory)
     LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _keep_freed_memory()
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -515,15 +519,12 @@ class Submission:
         Outcome: the result's parts (arrays and numbers only), the warnings, the arguments it changed, or
         its exception. Its arguments are the stock's own arrays, which no other call uses, and this
         process's copy of them (copy-on-write): what the call does to them stays in this process."""
-        job, arrays = self.stock[header["job"]]
-        self.inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in job["inputs"].items()}
-        kwargs = {name: unpack(value, arrays) for name, value in job["kwargs"].items()}
-        module, function = job["module"], job["function"]
+        stocked = self.stock[header["job"]]
+        self.inputs, kwargs, case = stocked.inputs, stocked.kwargs, stocked.case
+        module, function = case.step.module, case.function
         fn = getattr(self.modules[module], function, None)
         if not callable(fn):
             return _reply(header, Ending.RAISED, f"{module}.py has no function {function}()", "AttributeError")
-        case = types.SimpleNamespace(step=types.SimpleNamespace(module=module), function=function,
-                                     returns=tuple(job["returns"]), measure_peak=job.get("measure_peak", False))
         returned = []  # once the function has returned, what is raised comes from its result, being named
 
         def made(*args, **kwargs):
@@ -531,7 +532,7 @@ class Submission:
             returned.append(True)
             return value
         try:  # the wire's arrays are this call's own: handed over uncopied, so a proxy may name them ({"$input"})
-            outcome = call_case(made, case, [kwargs], seconds=0, copied=True)
+            outcome = call_case(made, case, [kwargs], seconds=0, copied=True, watched=[stocked.watched])
         except BaseException as err:  # noqa: BLE001 - KeyboardInterrupt, SystemExit, or a result that raised
             if not returned:
                 return _reply(header, Stopped.CRASHED, self._describe(err, named=True), type(err).__name__)
@@ -596,6 +597,33 @@ class Submission:
         return where, lineno - first + line
 
 
+class Stocked:
+    """One call of the stock, made ready in the zygote once so that no child redoes it: `kwargs` (its arguments
+    unpacked: the stock's own arrays), `case` (what `harness.call_case` reads of a case), `inputs`
+    ({id: (name, array, fingerprint)} of its large arguments, see sandbox_wire.pack) and `watched` (the
+    arguments as they came, `inputs.watch`: what the call's arguments are compared with after it). A child
+    gets its own copy of all of it at the fork (copy-on-write), and makes each call at most once."""
+
+    __slots__ = ("kwargs", "case", "inputs", "watched")
+
+    def __init__(self, kwargs, case, inputs):
+        self.kwargs, self.case, self.inputs = kwargs, case, inputs
+        self.watched = watch(kwargs)
+
+    @property
+    def kept_bytes(self):
+        """The bytes `watched` keeps of the small arguments (a copy of each)."""
+        return sum(len(data) for _, _, (_, _, data) in self.watched if isinstance(data, bytes))
+
+    @classmethod
+    def of(cls, header, arrays):
+        """From a "stock" message (see Zygote.take_stock)."""
+        case = types.SimpleNamespace(step=types.SimpleNamespace(module=header["module"]), function=header["function"],
+                                     returns=tuple(header["returns"]), measure_peak=header.get("measure_peak", False))
+        inputs = {id(arrays[name][0]): (name, arrays[name][0], fp) for name, fp in header["inputs"].items()}
+        return cls({name: unpack(value, arrays) for name, value in header["kwargs"].items()}, case, inputs)
+
+
 def _reply(header, ending, error="", exc_type="", unnamed="", warnings=(), modified=()):
     return encode({"nonce": header["nonce"], "ending": ending, "error": error[:MAX_TEXT], "exc_type": exc_type,
                    "unnamed": unnamed[:MAX_TEXT], "warnings": list(warnings), "modified": list(modified)})
@@ -628,6 +656,23 @@ def _warm_up():
             np.einsum("ij,kj->ik", x, x), np.isnan(x).any(), np.isposinf(x).any(), x.astype(np.float64)
         np.repeat(np.tril(np.ones((3, 3), dtype=bool))[None], 2, axis=0) & ~np.zeros((3, 3), dtype=bool)
     dataclasses.dataclass(frozen=True)(type("Warm", (), {"__annotations__": {"x": int}}))
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+MMAP_THRESHOLD_BYTES = 32 << 20  # glibc's own highest (its dynamic threshold stops there on 64-bit), trim twice it
+
+
+def _keep_freed_memory():
+    """Make malloc reuse what this submission child freed instead of handing it back to the kernel and mapping
+    it anew.
+
+    glibc starts every process mapping each allocation from 128 kB on afresh and unmapping it when freed: a
+    child then took a page fault for every page of every large temporary (an array's bytes, a copy of an
+    argument), call after call. It is set from the start as glibc's own dynamic threshold would end after
+    such frees. Only in the child: what the zygote frees stays unmapped, so no child inherits it in the
+    address space its RLIMIT_AS counts."""
+    LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    LIBC.mallopt(M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLD_BYTES)
 
 
 def main(ctl, config):
