@@ -8,7 +8,9 @@ printed.py for when a printed number counts); a line of a `### BEGIN/END SOLUTIO
 and solution lines are also looked for in the text that HTML markup shows (a syntax-highlighted
 export wraps every token in a `<span>` and writes `"` as `&quot;`). The hidden cases come from the
 kit's API (`cases_for(visibility="hidden")`), wherever the kit keeps them. A hidden value that a
-public case also holds (the same lesson numbers in float32, say) is public.
+public case also holds (the same lesson numbers in float32, say) is public. The values of a float `.npy`
+(each array of an `.npz`) are looked for as float bytes only, at each value's start (_float_npy); the files
+are scanned in batches, each search one go over many of them (_scan).
 """
 import enum
 import html
@@ -428,7 +430,7 @@ BATCH_BYTES = 32 << 20  # files are scanned together up to this many bytes (one 
 def scan(folder, secrets_=None):
     """[Finding] for every leak in the files below `folder` (an empty list: the release is clean)."""
     found = _Found(secrets_ or secrets())
-    batch = []  # (the _Pieces of a file, the Finding that says where it could not be read, or None)
+    batch, size = [], 0  # (the _Pieces of a file, the Finding that says where it could not be read, or None), their bytes
     for name, path in files(Path(folder)):
         if path.is_symlink():
             batch.append(([], Finding(name, Kind.LINK, f"-> {os.readlink(path)} ({LINKS_REFUSED}: an archive or a "
@@ -442,8 +444,10 @@ def scan(folder, secrets_=None):
         except Unreadable as err:
             not_read = Finding(err.path, Kind.NOT_READ, err.why)
         batch.append((pieces, not_read))
-        if sum(len(piece.data) for pieces, _ in batch for piece in pieces) >= BATCH_BYTES:
+        size += sum(len(piece.data) for piece in pieces)
+        if size >= BATCH_BYTES:
             _flush(batch, found)
+            size = 0
     _flush(batch, found)
     return list(found)
 
