@@ -418,10 +418,19 @@ def test_leak_check_takes_the_hidden_cases_from_the_kit_api(secrets):
     assert not secrets.names & {c.name.encode() for c in cases_for(visibility="public")}
 
 
-def test_leak_check_refuses_when_the_kit_has_no_hidden_case(monkeypatch, release_dir, capsys):
+@pytest.fixture
+def no_hidden_cases(monkeypatch, tmp_path, secrets):
+    """The kit as installed without its hidden cases (after the secrets of the one with them were stored)."""
+    from attnkit import cases, fingerprint
+    for module in (cases, fingerprint):
+        monkeypatch.setattr(module, "HIDDEN_CASES_DIR", tmp_path / "no-hidden-cases")
+    cases.all_cases.cache_clear()
+    yield
+    cases.all_cases.cache_clear()
+
+
+def test_leak_check_refuses_when_the_kit_has_no_hidden_case(no_hidden_cases, release_dir, capsys):
     """A kit installed without its hidden cases has nothing to look for: the check must not pass."""
-    monkeypatch.setattr(leaks, "cases_for", lambda visibility=None: [] if visibility == "hidden"
-                        else cases_for(visibility=visibility))
     with pytest.raises(ValueError, match="no hidden case"):
         leaks.secrets()
     assert cli.main(["release", "--check", str(release_dir)]) == 2

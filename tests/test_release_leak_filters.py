@@ -35,9 +35,9 @@ def test_a_pattern_is_held_at_any_offset_short_or_long():
     patterns = frozenset({b"abc", b"attention_twelve_heads", b"return P @ V"})
     for offset in range(9):
         hay = RNG.bytes(offset) + b"xx attention_twelve_heads yy return P @ V"
-        assert leaks._held(patterns, hay) == {b"attention_twelve_heads", b"return P @ V"}
-    assert leaks._held(patterns, b"zz abc") == {b"abc"}
-    assert leaks._held(patterns, b"attention_twelve_head") == set()
+        assert leaks._held(patterns, [hay]) == [{b"attention_twelve_heads", b"return P @ V"}]
+    assert leaks._held(patterns, [b"zz abc"]) == [{b"abc"}]
+    assert leaks._held(patterns, [b"attention_twelve_head"]) == [set()]
 
 
 def _patterns_secrets(monkeypatch, hidden_arrays, public_arrays):

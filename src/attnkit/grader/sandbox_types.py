@@ -37,9 +37,11 @@ class Limits:
     # (what an honest solution with Python loops needs for a small call, with room to spare) and at most
     # call_cpu_seconds; the submission, reference_allowance + reference_factor x the reference's time on all its
     # calls, at most submission_cpu_seconds (call_limit, submission_budget)
+    # (the honest solution with Python loops takes ~10 ms of CPU on a small call and 0.1 to 0.2 s of it all
+    # told, a hostile one the whole budget: hence a budget a few times the honest one's, not ten)
     reference_factor: float | None = 20.0
-    reference_allowance: float = 1.0
-    call_floor_seconds: float = 0.25
+    reference_allowance: float = 0.5
+    call_floor_seconds: float = 0.15
     submission_result_bytes: int = 32_000_000  # array bytes all its calls together may return
 
 

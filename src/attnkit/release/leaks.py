@@ -8,10 +8,14 @@ printed.py for when a printed number counts); a line of a `### BEGIN/END SOLUTIO
 and solution lines are also looked for in the text that HTML markup shows (a syntax-highlighted
 export wraps every token in a `<span>` and writes `"` as `&quot;`). The hidden cases come from the
 kit's API (`cases_for(visibility="hidden")`), wherever the kit keeps them. A hidden value that a
-public case also holds (the same lesson numbers in float32, say) is public.
+public case also holds (the same lesson numbers in float32, say) is public. The values of a float `.npy`
+(each array of an `.npz`) are looked for as float bytes only, at each value's start (_float_npy); the files
+are scanned in batches, each search one go over many of them (_scan).
 """
 import enum
 import html
+import io
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -20,12 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import checks, manifest
-from ..cases import cases_for
 from ..fingerprint import made_of
 from ..paths import SOLUTIONS_DIR
-from ..stubs import solution_lines, strip_solutions
-from .members import Unreadable, files, members
+from .members import MARGIN, NUMBER_BYTES, Unreadable, files, members
 from .printed import Texts, Values, found_in, leaked
 from .stored import kept
 
@@ -34,7 +35,9 @@ MIN_DIGITS = 6  # a value with fewer significant digits (0.5, 0.378) says nothin
 MIN_MANTISSA_BITS = 16  # nor does a short binary fraction (-9/512): arithmetic on other data hits those too
 _NUMBER = re.compile(rb"-?\d+\.\d+(?:[eE][-+]?\d+)?")
 _NUMBER_BYTES = np.zeros(256, dtype=bool)  # the bytes a match of _NUMBER is made of: it never reads past another
-_NUMBER_BYTES[np.frombuffer(b"0123456789.eE+-", dtype=np.uint8)] = True
+_NUMBER_BYTES[np.frombuffer(NUMBER_BYTES, dtype=np.uint8)] = True
+_STRETCHES = bytes(byte if byte in NUMBER_BYTES else ord(" ") for byte in range(256))  # bytes.translate: stretches
+# of number bytes, split at spaces (a match of _NUMBER holds only number bytes, so it is one stretch's)
 _DIGITS = np.zeros(256, dtype=bool)
 _DIGITS[np.frombuffer(b"0123456789", dtype=np.uint8)] = True
 RAW_FILTER_BITS = 27  # a bitmap of 2**27 bits (16 MB) of hashed `raw` patterns: 1 in 10 other words pass it
@@ -94,6 +97,8 @@ class Secrets:
 
 def _arrays(case):
     """Every float array a case's calls take or give."""
+    from .. import checks  # here, as the kit's cases and solutions below: a check whose secrets are stored needs none
+
     calls = case.build_calls()
     values = [v for kwargs in calls for arg, v in kwargs.items() for v in (v if arg.startswith("*") else [v])]
     values += [v for out in checks.expected_outputs(case, calls) or [] for v in out.values()]
@@ -188,12 +193,7 @@ def secrets(solutions_dir=SOLUTIONS_DIR):
     """What must never reach a student, from the hidden cases and the solution blocks: built once for what
     they are made of (the cases, the solutions, numpy's version and the code this module runs:
     fingerprint.made_of) and read back on later runs (stored.py)."""
-    hidden = cases_for(visibility="hidden")
-    if not hidden:
-        raise ValueError("no hidden case to look for: this kit holds none (run the check from the kit's "
-                         "checkout, where the hidden cases are)")
-    arrays, texts = kept(_STORED, secrets_key(solutions_dir),
-                         lambda: _stored(_built(hidden, solutions_dir)))
+    arrays, texts = kept(_STORED, secrets_key(solutions_dir), lambda: _stored(_built(solutions_dir)))
     values = {side: Values(*(arrays[f"{side}_{field}"] for field in _VALUES_FIELDS)) for side in _SIDES}
     return Secrets(frozenset(name.encode() for name in texts["names"]), values["hidden"], values["public"],
                    frozenset(texts["lines"]), arrays["raw_filter"], arrays["raw_prefixes"])
@@ -211,8 +211,17 @@ def _stored(made):
     return {**arrays, "raw_filter": made.raw_filter, "raw_prefixes": made.raw_prefixes}, texts
 
 
-def _built(hidden, solutions_dir):
-    """The Secrets, computed from the kit's cases (`hidden`: its hidden ones) and solutions."""
+def _built(solutions_dir):
+    """The Secrets, computed from the kit's cases and solutions (only when none are stored for them: the cases
+    are parsed here, not on a later run); raises ValueError when the kit holds no hidden case."""
+    from .. import manifest
+    from ..cases import cases_for
+    from ..stubs import solution_lines, strip_solutions
+
+    hidden = cases_for(visibility="hidden")
+    if not hidden:
+        raise ValueError("no hidden case to look for: this kit holds none (run the check from the kit's "
+                         "checkout, where the hidden cases are)")
     public_raw, public = _values(cases_for(visibility="public"))
     raw, hidden_values = _values(hidden, public_raw)
     lines = set()
@@ -225,18 +234,29 @@ def _built(hidden, solutions_dir):
                    raw_filter_bits(raw), raw_prefixes(raw))
 
 
-def _raw_hits(data, secrets_):
-    """The hidden 8-byte patterns found in `data`, at any byte offset."""
-    if not secrets_.hidden.sorted.size or len(data) < 8:
-        return []
-    maybe = []
+def _raw_hits(datas, steps, secrets_):
+    """[the hidden 8-byte patterns (sorted uint64 values) found in each of `datas` (bytes), at every
+    steps[i]-th byte offset from its first], looked up for all of them in one go."""
+    words, owners = [np.zeros(0, dtype=np.uint64)], [np.zeros(0, dtype=np.int64)]
     for offset in range(8):
-        usable = (len(data) - offset) // 8 * 8
-        words = np.frombuffer(data, dtype=np.uint64, count=usable // 8, offset=offset)
-        words = words[secrets_.raw_prefixes[words >> np.uint64(48)]]
-        maybe.append(words[_may_be_raw(words, secrets_.raw_filter)])
-    words = np.unique(np.concatenate(maybe))  # sorted (faster lookups), each once: looked up in one go
-    return words[secrets_.raw(words)].tolist() if words.size else []
+        chosen = [i for i, (data, step) in enumerate(zip(datas, steps)) if offset % step == 0 and len(data) >= offset + 8]
+        if not chosen or not secrets_.hidden.sorted.size:
+            continue
+        views = [np.frombuffer(datas[i], dtype=np.uint64, count=(len(datas[i]) - offset) // 8, offset=offset)
+                 for i in chosen]
+        owner = np.repeat(np.array(chosen), [view.size for view in views])
+        offset_words = np.concatenate(views)
+        keep = np.flatnonzero(secrets_.raw_prefixes[offset_words >> np.uint64(48)])
+        keep = keep[_may_be_raw(offset_words[keep], secrets_.raw_filter)]
+        words.append(offset_words[keep])
+        owners.append(owner[keep])
+    words, owners = np.concatenate(words), np.concatenate(owners)
+    distinct, inverse = np.unique(words, return_inverse=True)  # sorted (faster lookups), each once
+    hit = secrets_.raw(distinct)[inverse.ravel()] if distinct.size else np.zeros(0, dtype=bool)
+    found = [[] for _ in datas]
+    for i in np.unique(owners[hit]).tolist():
+        found[i] = np.unique(words[hit & (owners == i)]).tolist()
+    return found
 
 
 @dataclass(frozen=True)
@@ -268,17 +288,27 @@ def _head_hash(words):
     return ((words * _HASH) >> np.uint64(48)).astype(np.int64)
 
 
-def _held(patterns, hay):
-    """The `patterns` (a frozenset of bytes) that `hay` (bytes) holds. A text's substrings are its
+def _held(patterns, hays):
+    """[the `patterns` (a frozenset of bytes) that each of `hays` (bytes) holds]. A text's substrings are its
     UTF-8 bytes' (so text decoded and encoded again is searched as bytes): the first 8 bytes of every pattern
-    are looked up at once at each offset, and only where one is found is the rest compared."""
+    are looked up at once at each offset of every hay, and only where one is found is the rest compared."""
     set_out = _heads(patterns)
-    found = {p for p in set_out.short if p in hay}
-    for offset in range(min(8, len(hay))):
-        words = np.frombuffer(hay, dtype=np.uint64, count=(len(hay) - offset) // 8, offset=offset)
+    found = [{p for p in set_out.short if p in hay} for hay in hays]
+    for offset in range(8):
+        chosen = [i for i, hay in enumerate(hays) if len(hay) > offset]
+        if not chosen:
+            continue
+        views = [np.frombuffer(hays[i], dtype=np.uint64, count=(len(hays[i]) - offset) // 8, offset=offset)
+                 for i in chosen]
+        sizes = np.array([view.size for view in views], dtype=np.int64)
+        words = np.concatenate(views)
         maybe = np.flatnonzero(set_out.maybe[_head_hash(words)])
-        for at in (offset + 8 * maybe[found_in(set_out.keys, words[maybe])]).tolist():
-            found |= {p for p in set_out.heads[hay[at:at + 8]] if hay.startswith(p, at)}
+        maybe = maybe[found_in(set_out.keys, words[maybe])]
+        owner = np.searchsorted(np.cumsum(sizes), maybe, side="right")
+        local = maybe - (np.cumsum(sizes) - sizes)[owner]
+        for i, at in zip(np.array(chosen)[owner].tolist(), (offset + 8 * local).tolist()):
+            hay = hays[i]
+            found[i] |= {p for p in set_out.heads[hay[at:at + 8]] if hay.startswith(p, at)}
     return found
 
 
@@ -295,8 +325,9 @@ def _number_texts(data):
     points = 1 + np.flatnonzero((bytes_[1:-1] == ord(".")) & digit[:-2] & digit[2:])
     if not points.size:
         return []
-    if points.size * 64 > bytes_.size:  # a text full of numbers: no stretch worth leaving out
-        return _NUMBER.findall(data)
+    if points.size * 64 > bytes_.size:  # a text full of numbers: each stretch of number bytes on its own
+        return [text for stretch in data.translate(_STRETCHES).split() if b"." in stretch
+                for text in _NUMBER.findall(stretch)]
     ends = np.concatenate([[-1], np.flatnonzero(~_NUMBER_BYTES[bytes_]), [bytes_.size]])
     at = np.unique(np.searchsorted(ends, points))  # the stretch ends[i - 1] + 1 .. ends[i] of each point
     return [text for i in at.tolist() for text in _NUMBER.findall(data, ends[i - 1] + 1, ends[i])]
@@ -308,25 +339,78 @@ def _hidden_numbers(data, secrets_):
     return sorted(set(leaked(secrets_.hidden, secrets_.public, texts)))
 
 
-def scan_bytes(path, data, found):
-    """Add a Finding to `found` for each secret in `data` (the bytes of the file or member `path`)."""
-    text = data.decode("utf-8", errors="ignore")
-    shown = _markup_free(text).encode() if b"</" in data else b""  # closing tags: markup
-    encoded = text.encode()  # `data` itself when it is UTF-8 (one search then looks for names and lines)
-    searched = {}
-    for hay, patterns in ((data, found.secrets.names), (encoded, found.secrets.line_bytes),
-                          (shown, found.secrets.names), (shown, found.secrets.line_bytes)):
-        searched[hay] = searched.get(hay, frozenset()) | patterns
-    held = set().union(*(_held(patterns, hay) for hay, patterns in searched.items()))
-    for name in sorted(held & found.secrets.names):
-        found.add(path, Kind.NAME, name.decode())
-    for number in _hidden_numbers(data, found.secrets)[:MAX_SHOWN]:
-        found.add(path, Kind.VALUE, number.decode())
-    for word in _raw_hits(data, found.secrets)[:MAX_SHOWN]:
-        found.add(path, Kind.BYTES, f"{np.array([word], dtype=np.uint64).tobytes().hex()} "
-                                    f"(as float64 {np.array([word], dtype=np.uint64).view(np.float64)[0]!r})")
-    for line in sorted(line.decode() for line in held & found.secrets.line_bytes):
-        found.add(path, Kind.LINE, line)
+@dataclass(frozen=True)
+class _Piece:
+    """What is scanned of the file or member `path`: `data` for hidden bytes at every `step`-th offset and,
+    when `text`, for names and solution lines (as bytes, in its decoded text and in the text its HTML markup
+    shows) and printed numbers."""
+    path: str
+    data: bytes
+    text: bool = True
+    step: int = 1
+
+
+def _pieces(path, data):
+    """The _Pieces of the file or member `path`, whose bytes are `data`."""
+    floats = _float_npy(data)
+    if floats is None:
+        return [_Piece(path, data)]
+    start, itemsize = floats
+    return [_Piece(path, data[:start + MARGIN]), _Piece(path, data[start:], False, math.gcd(itemsize, 8))]
+
+
+def _float_npy(data):
+    """(where its values start, their size in bytes) when `data` is an .npy file of floats and nothing else,
+    else None. Its values are looked for only as what they are, hidden bytes at each value's first byte (a
+    value or two neighbouring float32 ones), not as text (a name or a number's text in float bytes is
+    there by chance, or by reading text's bytes as floats on purpose); its header, as text, with the first
+    MARGIN bytes after it."""
+    if not data.startswith(b"\x93NUMPY"):
+        return None
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}[version]
+        shape, _, dtype = read(stream)
+    except (ValueError, KeyError, SyntaxError, TypeError):
+        return None
+    start = stream.tell()
+    if dtype.kind not in "fc" or dtype.fields or dtype.subdtype or \
+            len(data) - start != math.prod(shape) * dtype.itemsize:
+        return None
+    return start, dtype.itemsize
+
+
+def _scan(pieces, found):
+    """[[Finding] of each of `pieces`] (_Piece), each secret searched for in all of them in one go."""
+    secrets_ = found.secrets
+    hays, owners = [], []
+    for i, piece in enumerate(pieces):
+        if not piece.text:
+            continue
+        text = piece.data.decode("utf-8", errors="ignore")
+        texts = [piece.data, text.encode()]  # the second is `data` itself when it is UTF-8
+        if b"</" in piece.data:  # closing tags: markup
+            texts.append(_markup_free(text).encode())
+        for hay in dict.fromkeys(texts):
+            hays.append(hay)
+            owners.append(i)
+    held = [set() for _ in pieces]
+    for i, found_there in zip(owners, _held(secrets_.names | secrets_.line_bytes, hays)):
+        held[i] |= found_there
+    raw = _raw_hits([piece.data for piece in pieces], [piece.step for piece in pieces], secrets_)
+    return [[*(Finding(piece.path, Kind.NAME, name.decode()) for name in sorted(there & secrets_.names)),
+             *(Finding(piece.path, Kind.VALUE, number.decode())
+               for number in (_hidden_numbers(piece.data, secrets_) if piece.text else [])[:MAX_SHOWN]),
+             *(Finding(piece.path, Kind.BYTES, _bytes_shown(word)) for word in words[:MAX_SHOWN]),
+             *(Finding(piece.path, Kind.LINE, line) for line in sorted(line.decode() for line in there - secrets_.names))]
+            for piece, there, words in zip(pieces, held, raw)]
+
+
+def _bytes_shown(word):
+    """A hidden pattern (a uint64 value) as a finding shows it: its bytes and the float64 they make."""
+    as_array = np.array([word], dtype=np.uint64)
+    return f"{as_array.tobytes().hex()} (as float64 {as_array.view(np.float64)[0]!r})"
 
 
 class _Found(list):
@@ -334,22 +418,44 @@ class _Found(list):
         super().__init__()
         self.secrets = secrets
 
-    def add(self, path, kind, what):
-        self.append(Finding(path, kind, what))
+    def add(self, finding):
+        """Add `finding`, once (a file scanned in pieces may show one in two of them)."""
+        if finding not in self:
+            self.append(finding)
+
+
+BATCH_BYTES = 32 << 20  # files are scanned together up to this many bytes (one search of many small ones)
 
 
 def scan(folder, secrets_=None):
     """[Finding] for every leak in the files below `folder` (an empty list: the release is clean)."""
-    folder = Path(folder)
     found = _Found(secrets_ or secrets())
-    for name, path in files(folder):
+    batch, size = [], 0  # (the _Pieces of a file, the Finding that says where it could not be read, or None), their bytes
+    for name, path in files(Path(folder)):
         if path.is_symlink():
-            found.add(name, Kind.LINK, f"-> {os.readlink(path)} ({LINKS_REFUSED}: an archive or a copy of the "
-                                       f"release would hold what it points at; put the file itself there)")
+            batch.append(([], Finding(name, Kind.LINK, f"-> {os.readlink(path)} ({LINKS_REFUSED}: an archive or a "
+                                                       f"copy of the release would hold what it points at; put the "
+                                                       f"file itself there)")))
             continue
+        pieces, not_read = [], None
         try:
             for member, data in members(name, path.read_bytes()):
-                scan_bytes(member, data, found)
+                pieces += _pieces(member, data)
         except Unreadable as err:
-            found.add(err.path, Kind.NOT_READ, err.why)
+            not_read = Finding(err.path, Kind.NOT_READ, err.why)
+        batch.append((pieces, not_read))
+        size += sum(len(piece.data) for piece in pieces)
+        if size >= BATCH_BYTES:
+            _flush(batch, found)
+            size = 0
+    _flush(batch, found)
     return list(found)
+
+
+def _flush(batch, found):
+    """Scan the files of `batch` (emptied) and add their Findings to `found`, file by file."""
+    per_piece = iter(_scan([piece for pieces, _ in batch for piece in pieces], found))
+    for pieces, last in batch:
+        for finding in [finding for _ in pieces for finding in next(per_piece)] + ([last] if last else []):
+            found.add(finding)
+    batch.clear()

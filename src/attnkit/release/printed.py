@@ -117,23 +117,18 @@ class Texts:
     @classmethod
     def of(cls, texts):
         """The texts of the list `texts` (bytes) that have MIN_PRINTED_DIGITS significant digits or more."""
-        parsed = {text: _parsed(text) for text in set(texts)}
-        kept = [text for text in texts if parsed[text]]
-        value = np.array([parsed[text][0] for text in kept], dtype=np.float64)
+        if not texts:
+            return cls([], np.zeros(0), np.zeros(0), np.zeros(0))
+        strings = np.array(texts, dtype=np.bytes_)
+        mantissa, _, exponent = np.strings.partition(np.strings.lower(strings), b"e")
+        whole, _, fraction = np.strings.partition(np.strings.lstrip(mantissa, b"-"), b".")
+        kept = np.flatnonzero(np.strings.str_len(np.strings.lstrip(np.strings.add(whole, fraction), b"0"))
+                              >= MIN_PRINTED_DIGITS)
         with np.errstate(over="ignore", invalid="ignore"):  # "1.23456e999": an infinite cell, which holds no value
-            cell = 10.0 ** np.array([parsed[text][1] for text in kept], dtype=np.float64)
+            last = np.where(exponent == b"", b"0", exponent)[kept].astype(np.float64) - np.strings.str_len(fraction)[kept]
+            value, cell = strings[kept].astype(np.float64), 10.0 ** last  # the exponent of the last digit, its cell
             half = cell * (0.5 + 1e-9)  # the edges too: a printer rounds a tie either way
-            return cls(kept, value - half, value + half, cell)
-
-
-def _parsed(text):
-    """(value, exponent of the last digit) of a number text, or None if it has fewer than MIN_PRINTED_DIGITS
-    significant digits."""
-    mantissa, _, exponent = text.lower().partition(b"e")
-    whole, _, fraction = mantissa.lstrip(b"-").partition(b".")
-    if len((whole + fraction).lstrip(b"0")) < MIN_PRINTED_DIGITS:
-        return None
-    return float(text), int(exponent or 0) - len(fraction)
+            return cls([texts[i] for i in kept.tolist()], value - half, value + half, cell)
 
 
 def _span(values, low, high):
