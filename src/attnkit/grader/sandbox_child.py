@@ -218,9 +218,10 @@ def _reaped_cpu():
 
 def probe(pid):
     """{"at": now (time.monotonic, the same clock as the grader's), "cpu": CPU seconds of all its threads,
-    "ran": and "queued": seconds its main thread has run and waited for a CPU} of process `pid`, from the
-    scheduler's counters (/proc/PID/task/TID/schedstat); {} once it has ended. The grader counts the time
-    its main thread neither ran nor waited for a CPU as time it slept (sandbox_runner.Meter)."""
+    "ran": and "queued": seconds its main thread has run and waited for a CPU, "stolen": seconds the host
+    has taken the machine's CPUs away (steal time, on a VM)} of process `pid`, from the scheduler's counters
+    (/proc/PID/task/TID/schedstat, /proc/stat); {} once it has ended. The grader counts the time its main
+    thread neither ran, waited for a CPU nor had its CPU stolen as time it slept (sandbox_meter.Meter)."""
     at, tasks = time.monotonic(), {}
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
@@ -232,7 +233,17 @@ def probe(pid):
     main = tasks.get(str(pid))
     if main is None:
         return {}
-    return {"at": at, "cpu": sum(ran for ran, _ in tasks.values()), "ran": main[0], "queued": main[1]}
+    return {"at": at, "cpu": sum(ran for ran, _ in tasks.values()), "ran": main[0], "queued": main[1],
+            "stolen": _stolen()}
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stolen():
+    """Seconds of steal time of all the machine's CPUs since it booted (/proc/stat), 0.0 where it does not say."""
+    fields = _read("/proc/stat").split("\n", 1)[0].split()
+    return int(fields[8]) / _TICKS if len(fields) > 8 and fields[8].isdigit() else 0.0
 
 
 def memory(pid, room=None):

@@ -1,7 +1,9 @@
 """What a call of the learner's code has used of its time limits: the CPU time of its process and the time
 it slept, read from the kernel's scheduler (Zygote.probe) while the grader waits for the call's answer.
 
-Neither grows when the machine is busy: a process waiting for a CPU is neither running nor asleep. A call
+Neither grows when the machine is busy: a process waiting for a CPU is neither running nor asleep, nor is one
+whose CPU the host took away (a VM's steal time, which the guest counts as neither: the machine's, a bound of
+the process's, is taken off its sleep). A call
 is probed PROBE_SECONDS after it started, then every PROBE_SECONDS until it answers, so a quicker call
 costs no probe; what is counted runs from its first probe (a call gets those first PROBE_SECONDS free).
 The sleep of an interval between two probes is the time the process's main thread neither ran nor waited
@@ -46,7 +48,7 @@ class Meter:
         cpu = max(sample["cpu"] - before["cpu"], 0.0)
         idle = 0.0
         if not waiting:
-            busy = sample["ran"] - before["ran"] + sample["queued"] - before["queued"]
+            busy = sum(sample.get(key, 0.0) - before.get(key, 0.0) for key in ("ran", "queued", "stolen"))
             idle = max(sample["at"] - before["at"] - busy - (waited - waited_before), 0.0)
         self.cpu, self.idle = self.cpu + cpu, self.idle + idle
         return idle

@@ -267,10 +267,11 @@ class Zygote:
         return str(header.get("ended", "")), float(header.get("cpu", 0.0))
 
     def probe(self):
-        """The newest child's scheduler times (sandbox_child.probe: "at", "cpu", "ran", "queued"), {} once it has ended."""
+        """The newest child's scheduler times (sandbox_child.probe: "at", "cpu", "ran", "queued", "stolen"), {} once
+        it has ended."""
         self._request({"op": "probe"})
         header, _ = self._read(_CONTROL_SECONDS)
-        return {key: float(header[key]) for key in ("at", "cpu", "ran", "queued") if key in header}
+        return {key: float(header[key]) for key in ("at", "cpu", "ran", "queued", "stolen") if key in header}
 
     def memory(self, room=None):
         """The newest child's memory (sandbox_child.memory: "rss", "hwm", "mapped", bytes; with `room`, its address
