@@ -437,6 +437,16 @@ def test_leak_check_refuses_when_the_kit_has_no_hidden_case(no_hidden_cases, rel
     assert "no hidden case" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("what", ["missing", "a-file"])
+def test_leak_check_refuses_what_is_not_a_folder(tmp_path, capsys, what):
+    """A mistyped path must not be reported clean: there is nothing there to have scanned."""
+    target = tmp_path / what
+    if what == "a-file":
+        target.write_text("x")
+    assert cli.main(["release", "--check", str(target)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
 # --- the release installed in a fresh virtualenv, with no kit on disk reachable from it ---
 
 @pytest.fixture(scope="module")

@@ -12,19 +12,19 @@ from .grader.sandbox_types import ONE_BLAS_THREAD
 for _name, _value in ONE_BLAS_THREAD.items():
     os.environ.setdefault(_name, _value)
 
-COMMAND_MODULES = (
-    "attnkit.cmd_check",
-    "attnkit.cmd_stubs",
-    "attnkit.cmd_grade",
-    "attnkit.cmd_verify",
-    "attnkit.cmd_bench",
-    "attnkit.cmd_nbgrader",
-    "attnkit.cmd_release",
-    "attnkit.cmd_gradescope_bundle",
-    "attnkit.cmd_report",
-    "attnkit.cmd_show",
-    "attnkit.cmd_gguf",
-)
+COMMANDS = {  # each subcommand and its module, imported only when it is the one asked for (or for the help)
+    "check": "attnkit.cmd_check",
+    "stubs": "attnkit.cmd_stubs",
+    "grade": "attnkit.cmd_grade",
+    "verify": "attnkit.cmd_verify",
+    "bench": "attnkit.cmd_bench",
+    "nbgrader-course": "attnkit.cmd_nbgrader",
+    "release": "attnkit.cmd_release",
+    "gradescope-bundle": "attnkit.cmd_gradescope_bundle",
+    "report": "attnkit.cmd_report",
+    "show": "attnkit.cmd_show",
+    "gguf": "attnkit.cmd_gguf",
+}
 
 
 def add_lang_option(parser, what="the messages", default="$ATTNKIT_LANG, else the locale"):
@@ -32,16 +32,20 @@ def add_lang_option(parser, what="the messages", default="$ATTNKIT_LANG, else th
     parser.add_argument("--lang", choices=i18n.LANGUAGES, help=f"the language of {what}: en or zh (default: {default})")
 
 
-def build_parser():
+def build_parser(argv=None):
+    """The parser of `argv`'s subcommand alone when it names one (its module's imports cost the others
+    nothing: `attnkit release --check` no longer loads pytest and the grader); else of every subcommand."""
     parser = argparse.ArgumentParser(prog="attnkit", description=__import__("attnkit").__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    asked = next((word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")), None)
+    for name, module in COMMANDS.items():
+        if asked not in COMMANDS or name == asked:
+            importlib.import_module(module).register(sub)
     return parser
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     if getattr(args, "lang", None):
         i18n.set_language(args.lang)
     try:

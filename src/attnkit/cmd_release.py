@@ -1,4 +1,5 @@
 """`attnkit release OUT`: write the student hand-out; `attnkit release --check OUT`: scan it for leaks."""
+import os
 import sys
 
 from attnkit_runtime.i18n import LANGUAGES
@@ -13,7 +14,8 @@ def register(sub):
                                    "docs/RELEASE.md.")
     p.add_argument("directory", metavar="OUT", help="the release folder (created if needed)")
     p.add_argument("--check", action="store_true",
-                   help="only scan OUT for leaks; exit 1 if any is found, 2 if the kit has no hidden case to look for")
+                   help="only scan OUT for leaks; exit 1 if any is found, 2 if OUT is not a folder or the kit has no "
+                        "hidden case to look for")
     p.add_argument("--force", action="store_true", help="write into OUT even if it is not empty")
     p.add_argument("--lang", choices=LANGUAGES, default=None, dest="handout_lang",  # not the CLI's own --lang
                    help="make the hand-out in one language: README.md in it, and the messages in it whatever the "
@@ -27,6 +29,9 @@ def run(args):
     from .release import leaks
 
     if args.check:
+        if not os.path.isdir(args.directory):
+            print(f"attnkit release --check: {args.directory} is not a folder: nothing was checked", file=sys.stderr)
+            return 2
         try:
             found = leaks.scan(args.directory)
         except ValueError as err:
