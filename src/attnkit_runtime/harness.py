@@ -53,7 +53,9 @@ class Outcome:
     measures its memory (`judge.measures_peak`), the peak bytes each call allocated (`peak_of_call`), else ();
     `resident`: for such a case in the grader, how much each call grew the peak resident memory of a process
     that made only that call, read by the kernel outside it (the learner's process could forge `peaks` by
-    resetting tracemalloc: not this), else ().
+    resetting tracemalloc: not this), else ();
+    `earlier_stub`: for a NotImplementedError, the earlier step (module) out of whose function it came
+    (`CallLog.stub_of`), "" when it came from the case's own step.
     """
 
     ending: str
@@ -67,6 +69,7 @@ class Outcome:
     exception: BaseException | None = None
     peaks: tuple = ()
     resident: tuple = ()
+    earlier_stub: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,11 +100,13 @@ class CallLog:
 
     `wrap(module, fn)` gives a function that calls `fn` and notes `module` while a `recording()` block
     is open; the front end puts the wrapped functions where the learner's code finds the earlier steps
-    (the earlier step's module, or the notebook's namespace).
+    (the earlier step's module, or the notebook's namespace). It also notes the earlier step out of whose
+    function a NotImplementedError came (`stub_of`): the stub that stopped a case is a field, not words.
     """
 
     def __init__(self):
         self._open = None
+        self._stub = (None, "")  # (the NotImplementedError, the innermost earlier step it came out of)
 
     def wrap(self, module, fn):
         if getattr(fn, "__attnkit_recorded__", None) is self:
@@ -112,7 +117,12 @@ class CallLog:
             __tracebackhide__ = True
             if self._open is not None:
                 self._open.setdefault(module)  # a dict: the steps in the order first used
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except NotImplementedError as err:
+                if self._open is not None and self._stub[0] is not err:  # the innermost wrapper sees it first
+                    self._stub = (err, module)
+                raise
 
         recorded.__attnkit_recorded__ = self
         return recorded
@@ -130,7 +140,12 @@ class CallLog:
         try:
             yield used
         finally:
-            self._open = None
+            self._open, self._stub = None, (None, "")
+
+    def stub_of(self, err):
+        """The earlier step (module) out of whose function `err`, a NotImplementedError raised while recording,
+        came (the innermost, when it came out of several); "" when it came out of none (the case's own step)."""
+        return self._stub[1] if self._stub[0] is err else ""
 
 
 _USED_WHEN_STOPPED = {}  # "module.function()" -> the earlier steps it used when its time limit stopped it
@@ -167,7 +182,7 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False):
                 modified += [_argument(name, k, len(calls)) for name in inputs.changed(watched)]
         except NotImplementedError as err:
             return Outcome(Ending.NOT_WRITTEN, called=tuple(used), error_type="NotImplementedError",
-                           error=str(err), exception=err)
+                           error=str(err), exception=err, earlier_stub=log.stub_of(err))
         except TimeLimitExceeded as err:
             called = _USED_WHEN_STOPPED.setdefault(what, tuple(used)) if used else _USED_WHEN_STOPPED.get(what, ())
             return Outcome(Ending.TIMEOUT, called=called, error_type="TimeLimitExceeded", error=str(err), exception=err)
@@ -298,7 +313,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
 
     if outcome.ending == Ending.NOT_WRITTEN:
         failing = blamed()
-        own = f"({case.step.module}." in outcome.error or not failing
+        own = outcome.earlier_stub in ("", case.step.module) or not failing
         return _found(case, failing, Status.FAILED, outcome.error, "not_written", not_written=own,
                       exception=outcome.exception)
     if outcome.ending == Ending.TIMEOUT:

@@ -153,7 +153,8 @@ def _judge(plan, planned, results, problem, missing):
                                         f"{say(words, error=stopped.error) if words else stopped.error}", None)
     outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
                                                 list(r.warnings), list(r.modified), (), r.exc_type, r.error,
-                                                peaks=r.peaks, resident=r.resident) for r in calls])
+                                                peaks=r.peaks, resident=r.resident, earlier_stub=r.earlier_stub)
+                                for r in calls])
     judged = functools.partial(_verdict_and_grid, planned, outcome)
     unusual = outcome.warnings or outcome.modified or outcome.peaks  # judged beside the results: not memoised by them
     verdict, grid = (plan.remembered(planned, outcome.results, judged)
