@@ -78,7 +78,8 @@ class CaseResult:
     matches (None if none), `diagnosis_text` its description; `not_written` is True for a stub's
     NotImplementedError of this case's step; `blamed` the earlier steps (modules) the case's calls used
     that fail their own cases; `exception` the learner's exception, for a front end that shows its
-    traceback."""
+    traceback; `diagnoses` the codes of every known mistake the case cannot tell apart, `diagnosis` first
+    (`Diagnosis.mistakes_of_…`), which `diagnosis_text` describes."""
 
     case: object
     status: Status
@@ -89,6 +90,7 @@ class CaseResult:
     not_written: bool = False
     blamed: tuple = ()
     exception: BaseException | None = None
+    diagnoses: tuple = ()
 
     @property
     def passed(self):
@@ -324,7 +326,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         code, text = next(iter(codes), None), diagnosis.described(codes)
         verdict = judge.Verdict(False, "exception", say("teach.raised", error=f"{outcome.error_type}: {outcome.error}"))
         return found(Status.ERROR, judge.teaching_message(case, calls, verdict, text), "exception", code, text,
-                     exception=outcome.exception)
+                     exception=outcome.exception, codes=codes)
     if outcome.results is None:
         return found(Status.FAILED, f"{case.step.module}.{case.function} — {outcome.unnamed}", "result")
     expected, forms = (given() if callable(given) else given for given in (expected, forms))
@@ -343,8 +345,8 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
             codes = diagnosis.mistakes_of_results(case, calls, outcome.results)
     code, text = next(iter(codes), None), diagnosis.described(codes)
     return found(Status.FAILED, judge.teaching_message(case, calls, verdict, text, full_arrays), verdict.problem,
-                 code, text)
+                 code, text, codes=codes)
 
 
-def _found(case, blamed, status, message, problem, code=None, text="", not_written=False, exception=None):
-    return CaseResult(case, status, message, problem, code, text, not_written, blamed, exception)
+def _found(case, blamed, status, message, problem, code=None, text="", not_written=False, exception=None, codes=()):
+    return CaseResult(case, status, message, problem, code, text, not_written, blamed, exception, tuple(codes))
