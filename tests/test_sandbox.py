@@ -13,7 +13,7 @@ import pytest
 
 from attnkit import cases, manifest, stubs
 from attnkit_runtime.judge import named_outputs
-from attnkit.grader import sandbox
+from attnkit.grader import sandbox, sandbox_runner
 from attnkit.grader.reference_worker import WORKERS
 from attnkit.grader.sandbox import Job, Limits, run_submission
 from attnkit.paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
@@ -597,3 +597,15 @@ def test_without_the_barrier_the_sandbox_refuses_unless_allowed(no_barrier, tmp_
         sandbox.barrier_description()
     assert not marker.exists()
     assert run_submission(sources, JOBS, allow_no_barrier=True).isolation.startswith("none:")
+
+
+@pytest.mark.parametrize("forged", [5, ["step1_projection"], {"x": 1}], ids=["number", "list", "object"])
+def test_a_reply_whose_earlier_stub_is_no_text_is_garbled(forged, monkeypatch):
+    """The child's reply names an earlier step's stub as text (harness.Outcome.earlier_stub): any other value is
+    a garbled answer for that call, never a crash of the grader."""
+    runner = sandbox_runner.SubmissionRunner.__new__(sandbox_runner.SubmissionRunner)
+    reply = {"ending": "not_written", "error": "x", "exc_type": "NotImplementedError", "unnamed": "",
+             "warnings": [], "modified": [], "earlier_stub": forged}
+    monkeypatch.setattr(runner, "_reply_to", lambda *args: (reply, {}), raising=False)
+    job = next(job for job in JOBS if job.function == "softmax")
+    assert runner._answer(job, "nonce", 0.0).ending == "garbled"
