@@ -2,12 +2,15 @@
 steps that import it with the learner's own module; only the steps that failed a case are proxies
 the grader answers with the reference's results (docs/GRADING.md, *No double penalty*)."""
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from attnkit.grader import sandbox_runner
+from attnkit.grader import sandbox_runner, submission
 from attnkit.grader.bench import EDITS, copy_solutions
-from grading_support import assert_only_functions_lost, grade_path
+from attnkit.grader.runners import SandboxRunner
+from attnkit_runtime.harness import Ending
+from grading_support import assert_only_functions_lost, grade_path, plan
 
 
 @pytest.fixture
@@ -46,3 +49,20 @@ def test_a_step_whose_child_was_replaced_is_asked_for_again(tmp_path, asked):
     graded = grade_path(folder)
     assert graded.score == graded.max_score
     assert "step5_values" in {module for module, _ in asked}
+
+
+def test_a_stub_left_in_an_earlier_own_step_comes_back_as_a_field_not_in_the_words(tmp_path):
+    """Step 5 passed every case but keeps a stub that step 6 calls: the reply names step 5 as a field."""
+    folder = copy_solutions(tmp_path / "s")
+    step5, step6 = Path(folder) / "step5_values.py", Path(folder) / "step6_head.py"
+    step5.write_text(step5.read_text(encoding="utf-8") + "\n\ndef helper():\n    raise NotImplementedError('later')\n",
+                     encoding="utf-8")
+    step6.write_text(step6.read_text(encoding="utf-8").replace(
+        "def attention(Q, K, V, visible=None):\n", "def attention(Q, K, V, visible=None):\n"
+        "    import step5_values\n    step5_values.helper()\n", 1), encoding="utf-8")
+    sub = submission.read(folder)
+    attention = next(job for job in plan().jobs if job.step == "step6_head" and job.function == "attention")
+    jobs = [job for job in plan().jobs if job.step == "step5_values"] + [attention]
+    run = SandboxRunner()(sub.sources, jobs, lambda step, results: True)  # step 5 serves as its own
+    result = run.results[attention.key]
+    assert result.ending == Ending.NOT_WRITTEN and result.earlier_stub == "step5_values"

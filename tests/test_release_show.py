@@ -2,6 +2,7 @@
 `--mine` with the expected grid beside the learner's (stored at release time: the release has no reference),
 differing cells marked, each part's axes named. Run for real: the release installed in a virtualenv, the command
 in a subprocess."""
+import os
 import re
 import shlex
 import subprocess
@@ -89,3 +90,31 @@ def test_a_wrong_command_names_the_presets_and_the_functions(student_venv, tmp_p
     run = _show(student_venv, tmp_path, "no_such_thing")
     assert run.returncode == 2
     assert "how-are-you, kv-cache, padding" in run.stderr and "FUNCTION is one of: project, project_qkv," in run.stderr
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "attnkit-show: Step 5 (step5_values.weighted_sum) is not written yet: replace this raise with your code. "
+           "Read lessons/en/step5_values.md.\n"),
+    ("zh", "attnkit-show: 第 5 步（step5_values.weighted_sum）还没有写：把这个 raise 换成你的代码。"
+           "阅读 lessons/zh/step5_values.md。\n")])
+def test_a_stub_is_named_in_the_learners_language_only_also_an_earlier_steps(student_venv, tmp_path, lang, said):  # noqa: F811,E501
+    exercises_with(student_venv, tmp_path / "stubs", [])
+    run = _show(student_venv, tmp_path / "stubs", "weighted_sum", "0.5,0.5;1,0", "1,2;3,4", lang=lang)
+    assert run.returncode == 1 and run.stderr == said, run.stderr
+    exercises_with(student_venv, tmp_path / "later", ["step1_projection", "step2_scores", "step3_masks",
+                                                      "step4_softmax", "step6_head"])  # step 6 calls step 5's stub
+    run = _show(student_venv, tmp_path / "later", "attention", "1,0;0,1", "1,0;0,1", "1,2;3,4", lang=lang)
+    assert run.returncode == 1 and run.stderr == said, run.stderr
+
+
+def test_a_reader_that_went_away_ends_it_quietly(student_venv, tmp_path):  # noqa: F811
+    """`attnkit-show | head -3` as a Unix tool ends: no BrokenPipeError traceback. The pipe's reading end is
+    closed before the command starts, so its first write already finds no reader."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        run = subprocess.run([str(student_venv[1].parent / "attnkit-show")], cwd=tmp_path, stdout=write,
+                             stderr=subprocess.PIPE, text=True, env=student_venv[2], timeout=120)
+    finally:
+        os.close(write)
+    assert run.stderr == "" and run.returncode == 0, run.stderr

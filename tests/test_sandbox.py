@@ -15,7 +15,7 @@ import pytest
 
 from attnkit import cases, manifest, stubs
 from attnkit_runtime.judge import named_outputs
-from attnkit.grader import sandbox
+from attnkit.grader import sandbox, sandbox_runner
 from attnkit.grader.reference_worker import WORKERS
 from attnkit.grader.sandbox import Job, Limits, run_submission
 from attnkit.paths import HIDDEN_CASES_DIR, ROOT, SOLUTIONS_DIR
@@ -608,3 +608,15 @@ def test_a_reference_worker_whose_grader_is_gone_ends_quietly():
     theirs.close()
     mine.close()  # the grader is gone (ended, or killed) before the worker has loaded the reference
     assert (worker.wait(timeout=60), worker.stderr.read()) == (0, b"")
+
+
+@pytest.mark.parametrize("forged", [5, ["step1_projection"], {"x": 1}], ids=["number", "list", "object"])
+def test_a_reply_whose_earlier_stub_is_no_text_is_garbled(forged, monkeypatch):
+    """The child's reply names an earlier step's stub as text (harness.Outcome.earlier_stub): any other value is
+    a garbled answer for that call, never a crash of the grader."""
+    runner = sandbox_runner.SubmissionRunner.__new__(sandbox_runner.SubmissionRunner)
+    reply = {"ending": "not_written", "error": "x", "exc_type": "NotImplementedError", "unnamed": "",
+             "warnings": [], "modified": [], "earlier_stub": forged}
+    monkeypatch.setattr(runner, "_reply_to", lambda *args: (reply, {}), raising=False)
+    job = next(job for job in JOBS if job.function == "softmax")
+    assert runner._answer(job, "nonce", 0.0).ending == "garbled"

@@ -163,10 +163,14 @@ def test_mine_stops_an_endless_loop_at_the_public_tests_time_limit(learner):
                           "(the time limit is 1 s; ATTNKIT_TIME_LIMIT=20 gives more)\n"), run.stderr
 
 
-def test_mine_on_an_untouched_stub_says_not_written_yet(capsys):
-    code, _, err = _run(capsys, "--mine", "causal_visible", "2", "5")
-    assert code == 1
-    assert "not written yet: Step 3 (step3_masks.causal_visible)" in err
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Step 3 (step3_masks.causal_visible) is not written yet: replace this raise with your code. "
+           "Read lessons/en/step3_masks.md."),
+    ("zh", "第 3 步（step3_masks.causal_visible）还没有写：把这个 raise 换成你的代码。阅读 lessons/zh/step3_masks.md。")])
+def test_mine_on_an_untouched_stub_says_not_written_yet_in_the_learners_language_only(capsys, lang, said):
+    with speaking("en"):  # the --lang option's choice is undone after the block
+        code, _, err = _run(capsys, "--lang", lang, "--mine", "causal_visible", "2", "5")
+    assert code == 1 and err == f"attnkit show: {said}\n", err
 
 
 def test_mine_without_solutions_shows_the_learners_grid_and_says_why(tmp_path, learner):

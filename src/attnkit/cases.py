@@ -13,6 +13,7 @@ from functools import lru_cache
 from . import gradients, lessons, manifest
 from attnkit_runtime import judge
 from .data_texts import gaps, two_languages
+from .messages import say
 from attnkit_runtime.i18n import LANGUAGES
 from .paths import CASES_DIR, HIDDEN_CASES_DIR
 from .reference import reference_function
@@ -142,10 +143,7 @@ def public_only_notice():
     """What a command that grades or builds tests says when the hidden cases are missing, else None."""
     if hidden_cases_available():
         return None
-    return (f"the hidden cases are not here ({HIDDEN_CASES_DIR} is missing), so only the PUBLIC cases "
-            "are used, each step's points are shared by them alone and, with no hidden case to show that a "
-            "function computes, every passed case pays (a table of the public answers would too). Run from a checkout of the "
-            "kit, or set ATTNKIT_ROOT to a folder that holds autograder/cases/.")
+    return say("cases.public_only", folder=HIDDEN_CASES_DIR)
 
 
 def _case_files(step):

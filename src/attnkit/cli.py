@@ -5,6 +5,7 @@ import os
 import sys
 
 from attnkit_runtime import i18n
+from attnkit_runtime.quiet_pipe import reader_gone
 from .grader.sandbox_types import ONE_BLAS_THREAD
 
 # One BLAS thread here too, set before numpy loads: the grader judges while its sandboxes compute, and
@@ -51,7 +52,7 @@ def main(argv=None):
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (`attnkit grade … | head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reader_gone()
         return 0
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import manifest
 from .cli import add_lang_option
+from .messages import say as words
 
 # one more than the CPUs: a submission's grader thread judges while its child waits and the other way round,
 # so one submission per CPU leaves the CPUs idle part of the time; each job holds a zygote (docs/GRADING.md)
@@ -92,14 +93,14 @@ def run(args):
     try:
         roster = students.read_roster(args.roster) if args.roster else None
     except (OSError, ValueError) as err:
-        say(f"attnkit grade: --roster: {err}")
+        say(f"attnkit grade: {words('grade.roster_refused', error=err)}")
         return 2
     who_is = students.assign(args.paths, roster)
     try:
         gradescope_files = report_gradescope.files_for(args.paths, args.gradescope, roster) if args.gradescope else {}
         feedback_stems = file_names.stems(args.paths, roster) if args.feedback else {}
     except ValueError as err:
-        say(f"attnkit grade: nothing was graded: {err}")
+        say(f"attnkit grade: {words('grade.nothing_graded', error=err)}")
         return 2
     notice = public_only_notice()
     if notice:
@@ -107,13 +108,10 @@ def run(args):
     try:
         isolation = barrier_description(args.allow_no_barrier)
     except BarrierUnavailable as why:
-        print(f"attnkit grade: refusing to run learner code without isolation: {why}.\n"
-              "  Install bubblewrap and libseccomp2 (apt-get install bubblewrap libseccomp2) where user namespaces "
-              "are allowed (in Docker: a seccomp profile that allows them, or a VM),\n  or pass --allow-no-barrier to grade anyway: learner "
-              "code could then read the hidden cases and solutions.", file=sys.stderr)
+        print(f"attnkit grade: {words('grade.no_isolation', why=why)}", file=sys.stderr)
         return 3
     except ZygoteError as err:
-        say(f"attnkit grade: the sandbox could not run, nothing was graded: {err}")
+        say(f"attnkit grade: {words('grade.sandbox_failed', error=err)}")
         return 3
     limits = Limits(call_cpu_seconds=args.call_cpu_seconds, submission_cpu_seconds=args.submission_cpu_seconds,
                     call_seconds=args.call_seconds, submission_seconds=args.submission_seconds,
@@ -156,8 +154,7 @@ def run(args):
             sys.stdout.write(json.dumps(rows[graded.submission]) + "\n")
         else:
             if skipped:
-                print(f"{printable(graded.submission, keep='')}: already graded and unchanged since "
-                      "(--force to regrade)")
+                print(words("grade.already_graded", submission=printable(graded.submission, keep="")))
             print(report_text.text(graded) + "\n")
         sys.stdout.flush()
         write_files(graded, who)
@@ -167,24 +164,23 @@ def run(args):
 
     try:
         if not args.json:
-            print(f"isolation: {isolation}\n{points_split()}\n")
+            print(f"{words('grade.isolation', isolation=isolation)}\n{points_split()}\n")
         runner = SandboxRunner(limits, args.allow_no_barrier)
         _, unreadable = batch.run(args.paths, plan, runner, args.jobs, journal, args.force, on_graded)
     except ZygoteError as err:
         write_csv(final=True)
-        say(f"attnkit grade: the sandbox could not run, nothing more was graded: {err}")
+        say(f"attnkit grade: {words('grade.sandbox_failed_later', error=err)}")
         return 3
     except KeyboardInterrupt:
         write_csv(final=True)
-        kept = f"; they are in {path}" if path else ""
-        print(f"attnkit grade: interrupted after {len(graded_so_far)} submissions{kept}", file=sys.stderr)
+        kept = words("grade.interrupted_kept", path=path) if path else ""
+        print(f"attnkit grade: {words('grade.interrupted', count=len(graded_so_far), kept=kept)}", file=sys.stderr)
         return 130
     write_csv(final=True)
     for name, why in unreadable.items():
-        say(f"attnkit grade: not graded: {why}")
+        say(f"attnkit grade: {words('grade.not_graded', why=why)}")
     for name, why in not_written.items():
-        say(f"attnkit grade: {name}: graded, but its files could not be written ({why}); its grade is kept, "
-            "and a rerun writes them without regrading")
+        say(f"attnkit grade: {words('grade.files_not_written', submission=name, why=why)}")
     if roster is not None:
         _report_roster_gaps(roster, who_is)
     if not args.json and len(graded_so_far) >= 2:
@@ -213,21 +209,19 @@ def _report_roster_gaps(roster, who_is):
         return [path for path, who in who_is.items() if who.match is match]
     unrostered, ambiguous, duplicates = (paths_with(m) for m in (Match.UNROSTERED, Match.AMBIGUOUS, Match.DUPLICATE))
     if unrostered:
-        say(f"attnkit grade: --roster: {len(unrostered)} submission(s) no roster row matches (in the gradebook "
-            f"without an id, roster 'unrostered'): {', '.join(folder_name(p) for p in unrostered)}")
+        say("attnkit grade: " + words("grade.roster_unrostered", count=len(unrostered),
+                                      folders=", ".join(folder_name(p) for p in unrostered)))
     for path in ambiguous:
-        rows = ", ".join(f"{row.student_id} (line {row.line})" for row in who_is[path].candidates)
-        say(f"attnkit grade: --roster: {folder_name(path)} matches several roster rows, so none: {rows}; "
-            "add a folder column to the roster to say which")
+        rows = ", ".join(words("grade.roster_row", id=row.student_id, line=row.line) for row in who_is[path].candidates)
+        say("attnkit grade: " + words("grade.roster_ambiguous", folder=folder_name(path), rows=rows))
     if duplicates:
         by_id = {}
         for path in duplicates:
             by_id.setdefault(who_is[path].id, []).append(path)
         for student_id, paths in by_id.items():
-            say(f"attnkit grade: --roster: {student_id} is matched by {len(paths)} submissions "
-                f"(roster 'duplicate'): {', '.join(paths)}")
+            say("attnkit grade: " + words("grade.roster_duplicate", id=student_id, count=len(paths), paths=", ".join(paths)))
     graded_ids = {who.id for who in who_is.values() if who.in_roster}
     missing = [row for row in roster.rows if row.student_id not in graded_ids]
     if missing:
-        say(f"attnkit grade: --roster: {len(missing)} roster student(s) without a submission (status 'missing'): "
-            f"{', '.join(row.student_id for row in missing)}")
+        say("attnkit grade: " + words("grade.roster_missing", count=len(missing),
+                                      ids=", ".join(row.student_id for row in missing)))

@@ -81,6 +81,68 @@ MESSAGES = {
     "report.empty.unexplained": {
         "en": "Nobody lost points without a known diagnosis.", "zh": "没有人在无已知诊断的情况下失分。"},
     "report.empty.not_written": {"en": "Every student wrote every step.", "zh": "每名学生都写了每一步。"},
+    # --- attnkit grade's terminal lines (cmd_grade.py, grader/report_text.py, grader/batch.py) ---
+    "grade.roster_refused": {"en": "--roster: {error}", "zh": "--roster：{error}"},
+    "grade.nothing_graded": {"en": "nothing was graded: {error}", "zh": "什么都没有评分：{error}"},
+    "grade.no_isolation": {
+        "en": "refusing to run learner code without isolation: {why}.\n"
+              "  Install bubblewrap and libseccomp2 (apt-get install bubblewrap libseccomp2) where user namespaces "
+              "are allowed (in Docker: a seccomp profile that allows them, or a VM),\n  or pass --allow-no-barrier "
+              "to grade anyway: learner code could then read the hidden cases and solutions.",
+        "zh": "拒绝在没有隔离的情况下运行学生代码：{why}。\n"
+              "  请在允许用户命名空间的地方安装 bubblewrap 和 libseccomp2（apt-get install bubblewrap libseccomp2）"
+              "（在 Docker 中：用允许它们的 seccomp 配置，或者用虚拟机），\n  或者加上 --allow-no-barrier 照样评分："
+              "那样学生代码就能读到隐藏用例和参考答案。"},
+    "grade.sandbox_failed": {
+        "en": "the sandbox could not run, nothing was graded: {error}", "zh": "沙箱无法运行，什么都没有评分：{error}"},
+    "grade.sandbox_failed_later": {
+        "en": "the sandbox could not run, nothing more was graded: {error}",
+        "zh": "沙箱无法运行，之后的提交都没有评分：{error}"},
+    "grade.already_graded": {
+        "en": "{submission}: already graded and unchanged since (--force to regrade)",
+        "zh": "{submission}：已经评过分，之后没有改动（--force 重新评分）"},
+    "grade.isolation": {"en": "isolation: {isolation}", "zh": "隔离：{isolation}"},
+    "grade.interrupted": {
+        "en": "interrupted after {count} submissions{kept}", "zh": "评完 {count} 份提交后被中断{kept}"},
+    "grade.interrupted_kept": {"en": "; they are in {path}", "zh": "；结果在 {path}"},
+    "grade.not_graded": {"en": "not graded: {why}", "zh": "未评分：{why}"},
+    "grade.files_not_written": {
+        "en": "{submission}: graded, but its files could not be written ({why}); its grade is kept, and a rerun "
+              "writes them without regrading",
+        "zh": "{submission}：已评分，但它的文件无法写入（{why}）；分数已保留，再运行一次会写入这些文件而不重新评分"},
+    "grade.roster_unrostered": {
+        "en": "--roster: {count} submission(s) no roster row matches (in the gradebook without an id, roster "
+              "'unrostered'): {folders}",
+        "zh": "--roster：{count} 份提交没有匹配的名单行（在成绩册中没有学号，roster 为 'unrostered'）：{folders}"},
+    "grade.roster_ambiguous": {
+        "en": "--roster: {folder} matches several roster rows, so none: {rows}; add a folder column to the roster "
+              "to say which",
+        "zh": "--roster：{folder} 匹配了几行名单，所以一行也不算：{rows}；在名单里加一列 folder 说明是哪一行"},
+    "grade.roster_row": {"en": "{id} (line {line})", "zh": "{id}（第 {line} 行）"},
+    "grade.roster_duplicate": {
+        "en": "--roster: {id} is matched by {count} submissions (roster 'duplicate'): {paths}",
+        "zh": "--roster：{id} 被 {count} 份提交匹配（roster 为 'duplicate'）：{paths}"},
+    "grade.roster_missing": {
+        "en": "--roster: {count} roster student(s) without a submission (status 'missing'): {ids}",
+        "zh": "--roster：名单中有 {count} 名学生没有提交（status 为 'missing'）：{ids}"},
+    "grade.found_in": {"en": "step files found in {where}/", "zh": "步骤文件在 {where}/ 里"},
+    "grade.step_ok": {"en": "ok", "zh": "通过"},
+    "grade.step_not_passed": {"en": "{bad} of {total} tests not passed", "zh": "{total} 个测试中 {bad} 个未通过"},
+    "grade.step_not_written": {"en": "{module}: not written yet ({count} tests)", "zh": "{module}：还没有写（{count} 个测试）"},
+    "grade.hidden_tag": {"en": " [hidden]", "zh": " [隐藏]"},
+    "grade.printed": {"en": "the submission printed:", "zh": "提交的代码打印了："},
+    "grade.wrote_stderr": {"en": "the submission wrote to stderr:", "zh": "提交的代码写到 stderr 的内容："},
+    "grade.progress": {
+        "en": "[{count}/{total}] {rate:.1f} submissions/s, {eta:.0f} s left",
+        "zh": "[{count}/{total}] 每秒 {rate:.1f} 份提交，还剩 {eta:.0f} 秒"},
+    "cases.public_only": {
+        "en": "the hidden cases are not here ({folder} is missing), so only the PUBLIC cases are used, each step's "
+              "points are shared by them alone and, with no hidden case to show that a function computes, every "
+              "passed case pays (a table of the public answers would too). Run from a checkout of the kit, or set "
+              "ATTNKIT_ROOT to a folder that holds autograder/cases/.",
+        "zh": "隐藏用例不在这里（缺少 {folder}），所以只用公开用例：每一步的分数只分给它们，而且没有隐藏用例来说明函数"
+              "真的在计算，每个通过的用例都得分（一张公开答案表也能得分）。请在套件的检出目录中运行，或者把 ATTNKIT_ROOT "
+              "设为含有 autograder/cases/ 的文件夹。"},
 }
 
 

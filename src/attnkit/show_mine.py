@@ -37,7 +37,7 @@ def show_mine(function, texts, folder):
     module = step_of(function)
     returns = manifest.step(module).function(function).returns
     fn = _learner_function(module, function, folder)
-    call, args, got = run_learner(fn, function, texts, returns, folder / f"{module}.py")
+    call, args, got = run_learner(fn, function, texts, returns, folder / f"{module}.py", manifest.steps())
     try:
         expected = named_outputs(returns, reference(module, function)(*args))
     except NoReference as err:

@@ -53,7 +53,9 @@ class Outcome:
     measures its memory (`judge.measures_peak`), the peak bytes each call allocated (`peak_of_call`), else ();
     `resident`: for such a case in the grader, how much each call grew the peak resident memory of a process
     that made only that call, read by the kernel outside it (the learner's process could forge `peaks` by
-    resetting tracemalloc: not this), else ().
+    resetting tracemalloc: not this), else ();
+    `earlier_stub`: for a NotImplementedError, the earlier step (module) out of whose function it came
+    (`CallLog.stub_of`), "" when it came from the case's own step.
     """
 
     ending: str
@@ -67,6 +69,7 @@ class Outcome:
     exception: BaseException | None = None
     peaks: tuple = ()
     resident: tuple = ()
+    earlier_stub: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,8 @@ class CaseResult:
     matches (None if none), `diagnosis_text` its description; `not_written` is True for a stub's
     NotImplementedError of this case's step; `blamed` the earlier steps (modules) the case's calls used
     that fail their own cases; `exception` the learner's exception, for a front end that shows its
-    traceback."""
+    traceback; `diagnoses` the codes of every known mistake the case cannot tell apart, `diagnosis` first
+    (`Diagnosis.mistakes_of_…`), which `diagnosis_text` describes."""
 
     case: object
     status: Status
@@ -86,6 +90,7 @@ class CaseResult:
     not_written: bool = False
     blamed: tuple = ()
     exception: BaseException | None = None
+    diagnoses: tuple = ()
 
     @property
     def passed(self):
@@ -97,11 +102,13 @@ class CallLog:
 
     `wrap(module, fn)` gives a function that calls `fn` and notes `module` while a `recording()` block
     is open; the front end puts the wrapped functions where the learner's code finds the earlier steps
-    (the earlier step's module, or the notebook's namespace).
+    (the earlier step's module, or the notebook's namespace). It also notes the earlier step out of whose
+    function a NotImplementedError came (`stub_of`): the stub that stopped a case is a field, not words.
     """
 
     def __init__(self):
         self._open = None
+        self._stub = (None, "")  # (the NotImplementedError, the innermost earlier step it came out of)
 
     def wrap(self, module, fn):
         if getattr(fn, "__attnkit_recorded__", None) is self:
@@ -112,7 +119,12 @@ class CallLog:
             __tracebackhide__ = True
             if self._open is not None:
                 self._open.setdefault(module)  # a dict: the steps in the order first used
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except NotImplementedError as err:
+                if self._open is not None and self._stub[0] is not err:  # the innermost wrapper sees it first
+                    self._stub = (err, module)
+                raise
 
         recorded.__attnkit_recorded__ = self
         return recorded
@@ -130,7 +142,12 @@ class CallLog:
         try:
             yield used
         finally:
-            self._open = None
+            self._open, self._stub = None, (None, "")
+
+    def stub_of(self, err):
+        """The earlier step (module) out of whose function `err`, a NotImplementedError raised while recording,
+        came (the innermost, when it came out of several); "" when it came out of none (the case's own step)."""
+        return self._stub[1] if self._stub[0] is err else ""
 
 
 _USED_WHEN_STOPPED = {}  # "module.function()" -> the earlier steps it used when its time limit stopped it
@@ -168,7 +185,7 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False, watched=Non
                 modified += [_argument(name, k, len(calls)) for name in inputs.changed(before)]
         except NotImplementedError as err:
             return Outcome(Ending.NOT_WRITTEN, called=tuple(used), error_type="NotImplementedError",
-                           error=str(err), exception=err)
+                           error=str(err), exception=err, earlier_stub=log.stub_of(err))
         except TimeLimitExceeded as err:
             called = _USED_WHEN_STOPPED.setdefault(what, tuple(used)) if used else _USED_WHEN_STOPPED.get(what, ())
             return Outcome(Ending.TIMEOUT, called=called, error_type="TimeLimitExceeded", error=str(err), exception=err)
@@ -299,7 +316,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
 
     if outcome.ending == Ending.NOT_WRITTEN:
         failing = blamed()
-        own = f"({case.step.module}." in outcome.error or not failing
+        own = outcome.earlier_stub in ("", case.step.module) or not failing
         return _found(case, failing, Status.FAILED, outcome.error, "not_written", not_written=own,
                       exception=outcome.exception)
     if outcome.ending == Ending.TIMEOUT:
@@ -310,7 +327,7 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         code, text = next(iter(codes), None), diagnosis.described(codes)
         verdict = judge.Verdict(False, "exception", say("teach.raised", error=f"{outcome.error_type}: {outcome.error}"))
         return found(Status.ERROR, judge.teaching_message(case, calls, verdict, text), "exception", code, text,
-                     exception=outcome.exception)
+                     exception=outcome.exception, codes=codes)
     if outcome.results is None:
         return found(Status.FAILED, f"{case.step.module}.{case.function} — {outcome.unnamed}", "result")
     expected, forms = (given() if callable(given) else given for given in (expected, forms))
@@ -329,8 +346,8 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
             codes = diagnosis.mistakes_of_results(case, calls, outcome.results)
     code, text = next(iter(codes), None), diagnosis.described(codes)
     return found(Status.FAILED, judge.teaching_message(case, calls, verdict, text, full_arrays), verdict.problem,
-                 code, text)
+                 code, text, codes=codes)
 
 
-def _found(case, blamed, status, message, problem, code=None, text="", not_written=False, exception=None):
-    return CaseResult(case, status, message, problem, code, text, not_written, blamed, exception)
+def _found(case, blamed, status, message, problem, code=None, text="", not_written=False, exception=None, codes=()):
+    return CaseResult(case, status, message, problem, code, text, not_written, blamed, exception, tuple(codes))

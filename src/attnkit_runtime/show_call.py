@@ -1,7 +1,8 @@
 """Call a learner's function with arguments written as on a command line, and name the parts of its result.
 
 Shared by `attnkit show --mine` and the student release's `attnkit-show` (which ships this file as
-`attnkit_runtime/show_call.py`): standard library, numpy and the portable `judge`, `loader` and `show` only.
+`attnkit_runtime/show_call.py`): standard library, numpy and the portable `harness`, `judge`, `loader` and `show`
+only.
 Arguments: `2`, a vector `1,1,0`, a table `T,F;T,T` or `0,-inf;1,2` (rows split by `;`), a dtype `float32`.
 """
 import inspect
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .harness import stub_text
 from .judge import named_outputs
 from .loader import TimeLimitExceeded, time_limit
 from .messages import say
@@ -73,14 +75,14 @@ def build_call(function, texts, signature):
     return [parse_argument(t, p.name) for t, p in zip(texts, named)]
 
 
-def call_learner(fn, function, args, path):
-    """`fn(*args)` (the learner's `function`) under the public tests' time limit; LearnerError with a plain message
-    when it fails."""
+def call_learner(fn, function, args, path, steps):
+    """`fn(*args)` (the learner's `function`, from the file `path`) under the public tests' time limit; LearnerError
+    with a plain message when it fails (`steps`: as `not_written` takes them)."""
     try:
         with time_limit(f"{function}()"):
             return fn(*args)
     except NotImplementedError as err:
-        raise LearnerError(say("show.not_written", error=err)) from None
+        raise LearnerError(not_written(err, steps, path.parent)) from None
     except TimeLimitExceeded as err:
         raise LearnerError(str(err)) from None
     except KeyboardInterrupt:
@@ -90,6 +92,19 @@ def call_learner(fn, function, args, path):
         lines += [say("show.at_line", file=f.filename, line=f.lineno, code=f.line)
                   for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
         raise LearnerError(say("show.raised", error="\n".join(lines))) from None
+
+
+def not_written(err, steps, folder):
+    """What the learner reads of the NotImplementedError `err`: when a function of a step file in `folder` raised
+    it (a stub, of this step or of an earlier one it called; `steps` have number, module, filename and read), the
+    stub's text in the learner's language only (the stub's raise holds every language), naming that step; else
+    its own words."""
+    files = {str(folder / step.filename): step for step in steps}
+    frames = traceback.extract_tb(err.__traceback__)
+    step = files.get(frames[-1].filename) if frames else None
+    if step is None:
+        return say("show.not_written", error=err)
+    return stub_text(step.number, step.module, step.read, err)
 
 
 def result_parts(returns, result, call):
@@ -104,12 +119,13 @@ def result_parts(returns, result, call):
     return {name: np.asarray(value) for name, value in parts.items()}
 
 
-def run_learner(fn, function, texts, returns, path):
+def run_learner(fn, function, texts, returns, path, steps):
     """(the call as text, its arguments, {part: array} of its result) of the learner's `fn` (from
-    the file `path`) on the command-line `texts`; UsageError or LearnerError when it cannot be."""
+    the file `path`) on the command-line `texts`; UsageError or LearnerError when it cannot be (`steps`: the
+    course's steps, which name a stub that raised)."""
     args = build_call(function, texts, inspect.signature(fn))
     call = f"{function}({', '.join(texts)})"
-    return call, args, result_parts(returns, call_learner(fn, function, args, path), call)
+    return call, args, result_parts(returns, call_learner(fn, function, args, path, steps), call)
 
 
 def yours(call, parts, note=""):

@@ -23,6 +23,7 @@ from .exercise import LAYOUT, course, learner_module
 from .i18n import LANGUAGES, pick, set_language
 from .loader import StepLoadError, learner_function
 from .messages import say
+from .quiet_pipe import reader_gone
 from .show_call import LearnerError, UsageError, build_call, compared, run_learner, yours
 
 DEFAULT_PRESET = "how-are-you"
@@ -67,7 +68,7 @@ def _mine(function, texts, functions):
         fn = learner_function(learner_module, step.module, folder, function)
     except StepLoadError as err:
         raise LearnerError(str(err)) from None
-    call, args, parts = run_learner(fn, function, texts, returns, folder / step.filename)
+    call, args, parts = run_learner(fn, function, texts, returns, folder / step.filename, LAYOUT.steps())
     expected = stored_expected(function, fn, args)
     if expected is None:
         return yours(call, parts, _stored_calls(function)), 0
@@ -76,8 +77,17 @@ def _mine(function, texts, functions):
 
 
 def main(argv=None):
-    """The command; see the module's docstring."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """The command; see the module's docstring. Its output's reader going away (`| head -3`) ends it quietly."""
+    try:
+        code = _command(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # here, where a reader gone is caught, not at exit
+        return code
+    except BrokenPipeError:
+        reader_gone()
+        return 0
+
+
+def _command(argv):
     functions = {name: (step, returns) for step in LAYOUT.steps() for name, returns in step.functions.items()}
     presets = course()["show"]["presets"]
     try:

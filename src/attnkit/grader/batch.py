@@ -11,6 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from attnkit_runtime.i18n import language
+from ..messages import say
 from . import submission as submissions
 from .grade import Graded, grade, grade_submission
 from .sandbox_zygote import ZygoteError
@@ -86,7 +87,7 @@ class Progress:
         self.last = now
         rate = self.count / max(now - self.start, 1e-9)
         eta = (self.total - self.count) / rate if rate else 0.0
-        text = f"[{self.count}/{self.total}] {rate:.1f} submissions/s, {eta:.0f} s left"
+        text = say("grade.progress", count=self.count, total=self.total, rate=rate, eta=eta)
         self.stream.write(f"\r{text}\033[K" if self.tty else text + "\n")
         if self.tty and self.count >= self.total:
             self.stream.write("\n")

@@ -21,7 +21,8 @@ report), so `cat` of the file is safe too.
 import re
 from dataclasses import dataclass
 
-from .. import manifest, mistakes
+from .. import manifest
+from ..catalogue_diagnosis import CATALOGUE
 from attnkit_runtime import judge
 from attnkit_runtime.i18n import pick
 from attnkit_runtime.messages import say
@@ -41,8 +42,14 @@ def shown_output(test, case, reveal_hidden):
     if test.not_written:
         lines.append("  " + say("feedback.step_not_written", step=case.step.number, mark=say("grade.not_written_mark")))
     if test.diagnosis:
-        lines.append("  " + say("teach.likely_mistake", text=mistakes.describe(test.diagnosis)))
+        lines.append("  " + say("teach.likely_mistake", text=described(test)))
     return "\n".join(lines)
+
+
+def described(test):
+    """The likely-mistake text of a failed test in the student's language: its diagnosis, then each known
+    mistake the test cannot tell apart from it, as the learner front ends name them; "" when it has none."""
+    return CATALOGUE.described(test.alike or ((test.diagnosis,) if test.diagnosis else ()))
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,7 @@ def _step(module, score, worth, failed, cases, reveal_hidden):
             unwritten[case.function] = unwritten.get(case.function, 0) + 1
             notes["read"][say("teach.read", where=case.step.read)] = None  # the step's lesson: a hidden case's is its own
             continue
-        description = mistakes.describe(test.diagnosis) if test.diagnosis else ""
+        description = described(test)
         any_hidden = any_hidden or not test.public
         if test.public or reveal_hidden:
             text = _without_notes(test.output, judge.closing_lines(case, description), notes)

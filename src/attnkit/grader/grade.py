@@ -39,6 +39,7 @@ class TestResult:
     public: bool
     not_written: bool = False  # its step is not written yet (a stub's NotImplementedError, or no file)
     grid: dict | None = None  # a failed public test's expected and got cells (feedback_grids), for the feedback
+    alike: tuple = ()  # the known mistakes the test cannot tell apart, `diagnosis` first (harness.CaseResult.diagnoses)
 
     def as_spec(self):
         return {"name": self.name, "step": self.step, "score": self.score, "max_score": self.max_score,
@@ -72,14 +73,16 @@ class Graded:
     def as_record(self):
         """as_spec() plus what the reports need besides it (kept in the batch journal)."""
         return {**self.as_spec(),
-                "tests": [{**t.as_spec(), "not_written": t.not_written, "grid": t.grid} for t in self.tests],
+                "tests": [{**t.as_spec(), "not_written": t.not_written, "grid": t.grid, "alike": list(t.alike)}
+                          for t in self.tests],
                 "steps": {m: list(v) for m, v in self.steps.items()},
                 "stdout": self.stdout, "stderr": self.stderr, "isolation": self.isolation, "found_in": self.found_in,
                 "problem": self.problem}
 
     @classmethod
     def from_record(cls, record, public_names):
-        tests = [TestResult(**{**t, "status": Status(t["status"])}, public=t["name"] in public_names)
+        tests = [TestResult(**{**t, "status": Status(t["status"]), "alike": tuple(t.get("alike", ()))},
+                            public=t["name"] in public_names)
                  for t in record["tests"]]
         return cls(record["submission"], record["score"], record["max_score"], tests,
                    {m: tuple(v) for m, v in record["steps"].items()}, record["stdout"], record["stderr"],
@@ -153,13 +156,14 @@ def _judge(plan, planned, results, problem, missing):
                                         f"{say(words, error=stopped.error) if words else stopped.error}", None)
     outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
                                                 list(r.warnings), list(r.modified), (), r.exc_type, r.error,
-                                                peaks=r.peaks, resident=r.resident) for r in calls])
+                                                peaks=r.peaks, resident=r.resident, earlier_stub=r.earlier_stub)
+                                for r in calls])
     judged = functools.partial(_verdict_and_grid, planned, outcome)
     unusual = outcome.warnings or outcome.modified or outcome.peaks  # judged beside the results: not memoised by them
     verdict, grid = (plan.remembered(planned, outcome.results, judged)
                      if outcome.results is not None and not unusual else judged())
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
-    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid)
+    return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid, verdict.diagnoses)
 
 
 def _verdict_and_grid(planned, outcome):
@@ -190,10 +194,10 @@ def _unpaid(test, case):
     return replace(test, score=0.0, output=f"{judge.title(case)}\n  {say('grade.unpaid', function=case.function)}")
 
 
-def _result(planned, status, output, code, not_written=False, grid=None):
+def _result(planned, status, output, code, not_written=False, grid=None, alike=()):
     case = planned.case
     return TestResult(case.name, case.step.module, planned.points if status is Status.PASSED else 0.0,
-                      planned.points, status, output, code, case.public, not_written, grid)
+                      planned.points, status, output, code, case.public, not_written, grid, alike)
 
 
 def points_split():

@@ -551,6 +551,9 @@ class Submission:
                                                  + self._describe(err, named=True), type(err).__name__)
         if isinstance(outcome.exception, MemoryError):
             return _reply(header, Stopped.CRASHED, self._describe(outcome.exception, named=True), outcome.error_type)
+        if outcome.ending == Ending.NOT_WRITTEN:
+            return _reply(header, outcome.ending, self._describe(outcome.exception), outcome.error_type,
+                          earlier_stub=self._stub_of(outcome.exception, module))
         if outcome.ending != Ending.RETURNED:
             return _reply(header, outcome.ending, self._describe(outcome.exception), outcome.error_type)
         watched = {"warnings": [text[:300] for text in outcome.warnings[:MAX_WARNINGS]],
@@ -594,6 +597,16 @@ class Submission:
         return "".join("\n  {}, line {}, in {}".format(*self._place(f.filename, f.lineno), f.name)
                        + (f": {f.line}" if f.line else "") for f in frames[-6:])
 
+    def _stub_of(self, err, module):
+        """The earlier step (module) in whose file `err` was raised (the innermost of the learner's files in its
+        traceback), "" when it was `module`'s own: the earlier steps here are modules of their own, not a
+        CallLog's wrapped functions (harness.Outcome.earlier_stub)."""
+        files = {m.__file__: name for name, m in self.modules.items()}
+        raised_in = [files[frame.f_code.co_filename] for frame, _ in traceback.walk_tb(err.__traceback__)
+                     if frame.f_code.co_filename in files]
+        innermost = raised_in[-1] if raised_in else module
+        return "" if innermost == module else innermost
+
     def _place(self, filename, lineno=None):
         """(where, line) a learner knows line `lineno` of `filename` by: the place it came from (a notebook's
         cell) and its line there; the file and the line themselves when it came from no other place.
@@ -635,9 +648,10 @@ class Stocked:
         return cls({name: unpack(value, arrays) for name, value in header["kwargs"].items()}, case, inputs)
 
 
-def _reply(header, ending, error="", exc_type="", unnamed="", warnings=(), modified=()):
+def _reply(header, ending, error="", exc_type="", unnamed="", warnings=(), modified=(), earlier_stub=""):
     return encode({"nonce": header["nonce"], "ending": ending, "error": error[:MAX_TEXT], "exc_type": exc_type,
-                   "unnamed": unnamed[:MAX_TEXT], "warnings": list(warnings), "modified": list(modified)})
+                   "unnamed": unnamed[:MAX_TEXT], "warnings": list(warnings), "modified": list(modified),
+                   "earlier_stub": earlier_stub})
 
 
 class ResultRefused(Exception):

@@ -424,8 +424,11 @@ class SubmissionRunner:
         if ending == Ending.RETURNED and (set(parts) == set(job.returns) and not unnamed or unnamed and not parts):
             return result(Ending.RETURNED, seconds=seconds, warnings=warned, modified=modified, unnamed=unnamed,
                           parts={name: parts[name][0] for name in job.returns} if not unnamed else None, peaks=peaks)
+        earlier_stub = reply.get("earlier_stub", "")
+        if not isinstance(earlier_stub, str):
+            return _garbled(f"{job.function}(): an earlier step's stub of the wrong type", seconds)
         if ending in (Ending.NOT_WRITTEN, Ending.RAISED, Stopped.CRASHED) and not parts:
-            return result(ending, error, exc_type, seconds)
+            return result(ending, error, exc_type, seconds, earlier_stub=earlier_stub[:200])
         return _garbled(f"{job.function}(): ending {ending!r}, parts {sorted(parts)}", seconds)
 
 

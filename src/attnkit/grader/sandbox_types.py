@@ -127,6 +127,7 @@ class CallResult:
     unnamed: str = ""  # why the result that came back could not be taken (harness.Outcome.unnamed)
     peaks: tuple = ()  # (its memory peak in bytes, or None where the call hid it) when measured (harness.Outcome.peaks)
     resident: tuple = ()  # (its process's growth of peak resident bytes) when measured (harness.Outcome.resident)
+    earlier_stub: str = ""  # the earlier step whose stub raised a not_written's NotImplementedError (harness.Outcome.earlier_stub)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,6 @@ class Isolation(str, Enum):
 
 
 def result(ending, error="", exc_type="", seconds=0.0, parts=None, warnings=(), modified=(), unnamed="", peaks=(),
-           resident=()):
+           resident=(), earlier_stub=""):
     return CallResult(ending, parts, error, exc_type, seconds, tuple(warnings), tuple(modified), unnamed, tuple(peaks),
-                      tuple(resident))
+                      tuple(resident), earlier_stub)
