@@ -212,6 +212,19 @@ def test_stubs_stop_at_each_steps_not_implemented_error(course, source, tmp_path
         assert str(error).startswith(f"Step {step.number} ({step.module}.")
 
 
+@pytest.mark.parametrize("lang, other", [("zh", "is not written yet"), ("en", "还没有写")])
+def test_an_earlier_steps_stub_is_told_in_the_learners_language_only(course, source, tmp_path, monkeypatch, lang,
+                                                                      other):
+    nb = released(source)
+    for step in STEPS:
+        if step.module != "step5_values":
+            code_cell(nb, step.module)["source"] = step_code(step)
+    monkeypatch.setenv("ATTNKIT_LANG", lang)
+    printed, error = run_cells(nb, student_folder(course, tmp_path), monkeypatch)["test_step6_head"]
+    told = printed + str(error or "")
+    assert "step5_values" in told and other not in told, told[-600:]
+
+
 def test_public_checks_pass_and_name_what_the_hidden_tests_check(course, source, tmp_path, monkeypatch):
     nb = released(source)
     for step in STEPS:

@@ -447,6 +447,21 @@ def test_leak_check_refuses_what_is_not_a_folder(tmp_path, capsys, what):
     assert "not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("lang, other", [("zh", "is not written yet"), ("en", "还没有写")])
+def test_an_earlier_steps_stub_is_told_in_the_learners_language_only(release_dir, tmp_path, lang, other):
+    """Step 6 written over step 5's stub: its tests stop in step 5's stub, whose raise holds both languages;
+    the learner reads it in one."""
+    folder = tmp_path / "exercises"
+    shutil.copytree(release_dir / "exercises", folder)
+    for module in ("step1_projection", "step2_scores", "step3_masks", "step4_softmax", "step6_head"):
+        shutil.copy(SOLUTIONS_DIR / f"{module}.py", folder)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "test_step6_head.py")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "ATTNKIT_LANG": lang, "PYTHONPATH": str(release_dir / "runtime")})
+    stopped = [line for line in done.stdout.splitlines() if "step5_values.py:" in line and "NotImplementedError" in line]
+    assert stopped and not [line for line in stopped if other in line], stopped[:1]
+
+
 # --- the release installed in a fresh virtualenv, with no kit on disk reachable from it ---
 
 @pytest.fixture(scope="module")
@@ -682,7 +697,8 @@ def test_attnkit_show_prints_the_learners_own_result_as_grids(student_venv, tmp_
     assert done.stdout.startswith("causal_visible(2, 5)\n\nyours: visible"), done.stdout
     assert "visible: matches the expected one" in done.stdout, done.stdout
     stub = run("softmax", "0,1")
-    assert stub.returncode == 1 and "not written yet: Step 4 (step4_softmax" in stub.stderr, stub.stderr
+    assert stub.returncode == 1 and "Step 4 (step4_softmax.softmax) is not written yet" in stub.stderr, stub.stderr
+    assert "还没有写" not in stub.stderr  # the learner's language only
     wrong = run("no_such_function")
     assert wrong.returncode == 2 and "FUNCTION is one of: project, project_qkv," in wrong.stderr, wrong.stderr
 

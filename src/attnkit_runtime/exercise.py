@@ -144,7 +144,8 @@ def check(case, spec, request):
         failure = None
     if failure:  # outside the except: pytest would show the import error again as its context
         pytest.fail(failure, pytrace=False)
-    report(result, calls, request.node, step, fix_first(step, folder, result.blamed))
+    earlier = LAYOUT.step(outcome.earlier_stub) if outcome.earlier_stub else None
+    report(result, calls, request.node, step, fix_first(step, folder, result.blamed), earlier)
 
 
 def case_test(module, function):

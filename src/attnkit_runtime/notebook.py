@@ -125,8 +125,9 @@ class StepChecks:
             return [(call, v) for call, out in zip(calls, outcome.results or ()) for v in out.values()]
 
         if outcome.ending == Ending.NOT_WRITTEN:
-            said = (harness.stub_text(self.step["number"], self.module, self.step["read"], outcome.exception)
-                    if result.not_written else outcome.error)
+            stub = self.step if result.not_written else COURSE["steps"].get(outcome.earlier_stub)
+            said = (harness.stub_text(stub["number"], stub["module"], stub["read"], outcome.exception)
+                    if stub is not None else outcome.error)
             self.not_written.setdefault(said, result.not_written)
             return _Judged(None, result.status, result=result)
         if outcome.ending == Ending.RAISED:  # the message shows where in the learner's code it raised

@@ -36,7 +36,7 @@ def raised_at(error):
     return f"{tb.tb_frame.f_code.co_filename if path.startswith('..') else path}:{tb.tb_lineno}: "
 
 
-def report(result, calls, item, step, blame=""):
+def report(result, calls, item, step, blame="", earlier=None):
     """Show a CaseResult as pytest does best: a stub's NotImplementedError is one line (where it was raised
     and its text, once: the ladder's plugin shortens the end-of-run summary's copy), a learner's exception
     is raised again (its traceback points at the learner's line; the exception gets the case as a note),
@@ -44,7 +44,7 @@ def report(result, calls, item, step, blame=""):
     earlier step a failing call used that fails its own tests) comes first. The test `item` keeps
     whether the case is not written yet (for the ladder) and the earlier steps blamed. `step` is the
     case's (its number, module and read), which names a stub's own NotImplementedError in the learner's
-    language."""
+    language; `earlier` is the earlier step whose stub the call stopped in (harness.Outcome.earlier_stub), if any."""
     __tracebackhide__ = hide_kit_frame
     stopped_on_a_stub = result.problem == "not_written"  # this step's stub, or an earlier one's it called
     item.user_properties += [(NOT_WRITTEN, stopped_on_a_stub), (BLAMED, list(result.blamed))]
@@ -52,8 +52,9 @@ def report(result, calls, item, step, blame=""):
         return
     error = result.exception
     if stopped_on_a_stub:
-        text = (stub_text(step.number, step.module, step.read, error) if result.not_written
-                else say("depends.stopped_there", blame=blame, error=error))
+        stub = step if result.not_written else earlier
+        text = stub_text(stub.number, stub.module, stub.read, error) if stub is not None else error
+        text = text if result.not_written else say("depends.stopped_there", blame=blame, error=text)
         pytest.fail(f"{raised_at(error)}NotImplementedError: {text}", pytrace=False)
     if error is not None and result.status is Status.ERROR and not blame:
         if result.status is Status.ERROR and hasattr(error, "add_note"):  # Python 3.11+
