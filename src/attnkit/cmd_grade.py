@@ -50,8 +50,8 @@ def register(sub):
                         f"{limits.call_idle_seconds:g} s asleep")
     p.add_argument("--submission-cpu-seconds", type=float, default=limits.submission_cpu_seconds,
                    help="CPU time a whole submission, imports and calls, may use at most (and "
-                        f"{limits.reference_allowance:g} s + --reference-factor times the reference's on the same "
-                        f"calls); then its remaining tests are not run and score 0 (default {limits.submission_cpu_seconds:g})")
+                        f"{limits.reference_allowance:g} s + room for one hang + --reference-factor times the reference's "
+                        f"on the calls made so far); then its remaining tests are not run and score 0 (default {limits.submission_cpu_seconds:g})")
     p.add_argument("--reference-factor", type=float, default=limits.reference_factor,
                    help="scale both CPU limits to the reference's own CPU time on the same calls, measured when the "
                         f"run starts (default {limits.reference_factor:g}; 0: off, only the two limits above)")

@@ -14,7 +14,7 @@ timeout, garbled answer or failed import.
 Time is counted on the learner's process, not the clock (sandbox_meter: its CPU time and the time it
 sleeps, per call and per submission, which a busy machine does not inflate), with wall-time backstops
 (Limits.call_seconds, submission_seconds); the grader's answers to its "ref" requests count in none.
-A submission has budgets (sandbox_types.submission_budget, Limits.submission_*): once one is spent,
+A submission has budgets (sandbox_types.CpuBudget, Limits.submission_*): once one is spent,
 the call running is cut short and every remaining job ends "budget", without running. A
 result that would take the bytes past the budget is dropped, so a submission holds at most its
 budget plus one call's cap of arrays here.
@@ -33,7 +33,7 @@ from attnkit_runtime.harness import Ending
 from attnkit_runtime.messages import say
 from .sandbox_meter import Grader, Meter, OverLimit
 from .sandbox_reference import answer, kit_modules, provided_code
-from .sandbox_types import Limit, Source, Stopped, call_limit, result, submission_budget
+from .sandbox_types import CpuBudget, Limit, Source, Stopped, call_limit, result
 from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
 from .sandbox_zygote import ZygoteError
 
@@ -63,7 +63,7 @@ class SubmissionRunner:
         self.own = set()  # steps that passed every case: their module serves the steps importing them
         self._nonces = itertools.count()
         self._prefix = secrets.token_hex(4)  # answers carry their request's nonce: stale or forged ones show
-        self.cpu_budget = limits.submission_cpu_seconds  # see run
+        self.cpu_budget = CpuBudget(limits, ())  # see run: grows with the calls sent
         self.cpu_ended = self.cpu_live = 0.0  # CPU seconds of its ended children; of the live one when last probed
         self.idle_used = 0.0  # seconds its processes slept in calls and imports (sandbox_meter)
         self.grader = Grader()  # the time spent answering its "ref" requests, which is not the learner's (Meter.add)
@@ -81,7 +81,7 @@ class SubmissionRunner:
         """{job key: CallResult} for every job; `passed(step, results)`, if given, says whether `step`
         passed every one of its cases with these results (see `_load`)."""
         self.jobs, self.numbers = jobs, {job: number for number, job in enumerate(jobs)}  # as the zygote stocks them
-        self.cpu_budget = submission_budget(self.limits, jobs)
+        self.cpu_budget = CpuBudget(self.limits, jobs)
         self.deadline = time.monotonic() + self.limits.submission_seconds
         by_step, results = {}, {}
         for job in jobs:
@@ -140,8 +140,8 @@ class SubmissionRunner:
                           "bytes")
         if time.monotonic() >= self.deadline:
             return result(Stopped.BUDGET, say("sandbox.budget_time", seconds=self.limits.submission_seconds), "time")
-        if self.cpu_ended + self.cpu_live >= self.cpu_budget:
-            return result(Stopped.BUDGET, say("sandbox.budget_cpu", seconds=round(self.cpu_budget, 2)), "time")
+        if self.cpu_ended + self.cpu_live >= self.cpu_budget.seconds:
+            return result(Stopped.BUDGET, say("sandbox.budget_cpu", seconds=round(self.cpu_budget.seconds, 2)), "time")
         if self.idle_used >= self.limits.submission_idle_seconds:
             return result(Stopped.BUDGET, say("sandbox.budget_idle", seconds=self.limits.submission_idle_seconds),
                           "time")
@@ -232,6 +232,7 @@ class SubmissionRunner:
                     nonce = self._nonce()
                     chunks.append(frame({"op": "call", "job": self.numbers[queue[0]], "nonce": nonce,
                                          "max_bytes": self.limits.result_bytes}))
+                    self.cpu_budget.made(queue[0])
                     inflight.append((queue.popleft(), nonce))
                 if not inflight:
                     return

@@ -35,8 +35,8 @@ class Limits:
     # with jobs whose reference time is known (Plan measures it, in CPU time), the CPU limits follow it (None:
     # no scaling): a call may take reference_factor x the reference's time on it, at least call_floor_seconds
     # (what an honest solution with Python loops needs for a small call, with room to spare) and at most
-    # call_cpu_seconds; the submission, reference_allowance + reference_factor x the reference's time on all its
-    # calls, at most submission_cpu_seconds (call_limit, submission_budget)
+    # call_cpu_seconds; the submission, reference_allowance + room for one hang + reference_factor x the reference's
+    # time on the calls made so far, at most submission_cpu_seconds (call_limit, CpuBudget)
     # (the honest solution with Python loops takes ~10 ms of CPU on a small call and 0.1 to 0.2 s of it all
     # told, a hostile one the whole budget: hence a budget a few times the honest one's, not ten)
     reference_factor: float | None = 20.0
@@ -102,17 +102,48 @@ def call_limit(limits, job):
 
 
 def submission_budget(limits, jobs):
-    """The CPU seconds a submission of these jobs may take: `limits.submission_cpu_seconds`, or less when every
-    job's reference time is known (Limits.reference_factor): a submission tens of times slower than the
-    reference on the same calls is stopped there, not after half a minute. The scaled budget has room for one
-    function that never returns (its max_timeouts_per_function calls, each stopped at its limit when the
-    meter next looks), so that one hang costs only its own tests, however little the rest leaves to spare."""
-    known = [job.reference_seconds for job in jobs]
-    if limits.reference_factor is None or not known or None in known:
-        return limits.submission_cpu_seconds
-    one_hang = (limits.max_timeouts_per_function or 1) * (max(call_limit(limits, job) for job in jobs) + PROBE_SECONDS)
-    return min(limits.submission_cpu_seconds,
-               limits.reference_allowance + limits.reference_factor * sum(known) + one_hang)
+    """The CPU seconds a submission of these jobs may take once all its calls are made (CpuBudget)."""
+    budget = CpuBudget(limits, jobs)
+    for job in jobs:
+        budget.made(job)
+    return budget.seconds
+
+
+class CpuBudget:
+    """The CPU seconds a submission of `jobs` may have taken so far (`seconds`): `limits.submission_cpu_seconds`,
+    or less when every job's reference time is known (Limits.reference_factor): reference_allowance, room for one
+    function that never returns (`_one_hang`), and reference_factor x the reference's time on each call made so
+    far (`made`). A submission tens of times slower than the reference on the same calls is stopped there, not
+    after half a minute, and one that loops from its first calls is stopped before the budget of the later ones;
+    one hang costs only its own tests, however little the rest leaves to spare."""
+
+    def __init__(self, limits, jobs):
+        known = [job.reference_seconds for job in jobs]
+        self.factor = None if limits.reference_factor is None or not known or None in known else limits.reference_factor
+        self.cap = limits.submission_cpu_seconds
+        self.reference_made = 0.0
+        self._made = set()
+        self.start = self.cap if self.factor is None else limits.reference_allowance + _one_hang(limits, jobs)
+
+    def made(self, job):
+        """Count `job`'s call as made (once, however often it is run again)."""
+        if self.factor is not None and job not in self._made:
+            self._made.add(job)
+            self.reference_made += job.reference_seconds
+
+    @property
+    def seconds(self):
+        return self.cap if self.factor is None else min(self.cap, self.start + self.factor * self.reference_made)
+
+
+def _one_hang(limits, jobs):
+    """The CPU seconds one function that never returns may take: its max_timeouts_per_function calls (all, with no
+    such cap) at its largest call limits, each counted from the meter's first look (PROBE_SECONDS free) and
+    stopped when it next looks past the limit (up to PROBE_SECONDS more)."""
+    costs = {}
+    for job in jobs:
+        costs.setdefault((job.step, job.function), []).append(call_limit(limits, job) + 2 * PROBE_SECONDS)
+    return max(sum(sorted(each, reverse=True)[:limits.max_timeouts_per_function]) for each in costs.values())
 
 
 @dataclass(frozen=True)
