@@ -236,6 +236,13 @@ def test_progress_goes_to_stderr_only(tmp_path, capsys):
     assert "[2/2]" in err and all(line.startswith("{") for line in out.splitlines())
 
 
+def test_progress_ends_on_its_last_line_when_a_path_cannot_be_read(tmp_path, capsys):
+    missing = tmp_path / "no-such-folder"
+    assert main(["grade", str(SOLUTIONS_DIR), str(missing), "--json", "--progress"]) == 2
+    err = capsys.readouterr().err
+    assert "[2/2]" in err, err
+
+
 def test_killing_the_grader_mid_batch_loses_nothing_graded(tmp_path):
     hang = ("step4_softmax.py", "row_max = S.max(axis=-1, keepdims=True)", "while True:\n        pass")
     paths = [str(SOLUTIONS_DIR)] + [copy_solutions(tmp_path / f"hang{k}", hang) for k in range(3)]

@@ -181,6 +181,30 @@ def test_barrier_is_described():
         assert "private root filesystem" in text and "uid 65534" in text
 
 
+def test_barrier_is_described_in_the_graders_language(monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    text = sandbox.barrier_description()
+    assert "private root filesystem" not in text and "seccomp" in text
+    if os.geteuid() == 0:
+        assert "私有的根文件系统" in text and "uid 65534" in text
+    monkeypatch.setenv("ATTNKIT_LANG", "en")
+    assert "私有" not in sandbox.barrier_description()  # the same zygote, asked again in English
+
+
+def test_isolation_without_the_barrier_is_described_in_the_graders_language(monkeypatch):
+    from attnkit.grader import sandbox_barrier, sandbox_zygote
+    monkeypatch.setattr(sandbox_barrier, "bwrap", lambda: "/bin/false")
+    pool = sandbox_zygote.ZygotePool()
+    monkeypatch.setattr(sandbox, "_POOL", pool)
+    monkeypatch.setenv("ATTNKIT_LANG", "zh")
+    try:
+        with pytest.raises(sandbox.BarrierUnavailable, match="bubblewrap 无法建起沙箱"):
+            sandbox.barrier_description()
+        assert sandbox.barrier_description(allow_no_barrier=True).startswith("无：bubblewrap 无法建起沙箱")
+    finally:
+        pool.close()
+
+
 # ------------------------------------------------------------------ exits, crashes, hangs
 
 

@@ -177,6 +177,8 @@ def run(args):
         print(f"attnkit grade: {words('grade.interrupted', count=len(graded_so_far), kept=kept)}", file=sys.stderr)
         return 130
     write_csv(final=True)
+    if progress:
+        progress.finish(len(unreadable))
     for name, why in unreadable.items():
         say(f"attnkit grade: {words('grade.not_graded', why=why)}")
     for name, why in not_written.items():

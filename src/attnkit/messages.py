@@ -102,6 +102,46 @@ MESSAGES = {
         "en": "{submission}: already graded and unchanged since (--force to regrade)",
         "zh": "{submission}：已经评过分，之后没有改动（--force 重新评分）"},
     "grade.isolation": {"en": "isolation: {isolation}", "zh": "隔离：{isolation}"},
+    # --- what isolated learner code (grader/sandbox_barrier.py, grader/sandbox_zygote.py) ---
+    "isolation.barrier": {
+        "en": "bubblewrap: a private root filesystem holding only python's standard library{without_site} and "
+              "numpy ({folders}), the shared libraries they load, a private /proc, a few /dev nodes, private /tmp "
+              "and /dev/shm of 64 MB and 4096 inodes each, all read-only but /tmp and /dev/shm; new user, PID, IPC, "
+              "UTS and (empty) network namespaces; learner code runs as uid {uid} with no capabilities",
+        "zh": "bubblewrap：一个私有的根文件系统，里面只有 python 的标准库{without_site}和 numpy（{folders}）、它们加载的"
+              "共享库、一个私有的 /proc、几个 /dev 设备节点，以及各 64 MB、4096 个 inode 的私有 /tmp 和 /dev/shm，除 /tmp "
+              "和 /dev/shm 外全部只读；新的用户、PID、IPC、UTS 和（空的）网络命名空间；学生代码以 uid {uid} 运行，没有任何 "
+              "capability"},
+    "isolation.without_site": {"en": " (without its site-packages)", "zh": "（不含它的 site-packages）"},
+    "isolation.seccomp": {
+        "en": "; seccomp: it is one process (no fork), signals and traces no other process, and makes no user namespace",
+        "zh": "；seccomp：它只能是一个进程（不能 fork），不能给别的进程发信号或跟踪别的进程，也不能创建用户命名空间"},
+    "isolation.no_seccomp": {
+        "en": "; no seccomp filter (libseccomp2 is missing): it may start processes, up to RLIMIT_NPROC",
+        "zh": "；没有 seccomp 过滤（缺少 libseccomp2）：它可以启动进程，最多到 RLIMIT_NPROC 个"},
+    "isolation.none": {"en": "none: {why}; {who}{seccomp}", "zh": "无：{why}；{who}{seccomp}"},
+    "isolation.bwrap_failed": {
+        "en": "bubblewrap could not build the sandbox (are user namespaces denied here, e.g. by a container's "
+              "seccomp profile or kernel.unprivileged_userns_clone=0?): {error}",
+        "zh": "bubblewrap 无法建起沙箱（这里是否禁止了用户命名空间，例如容器的 seccomp 配置或 "
+              "kernel.unprivileged_userns_clone=0？）：{error}"},
+    "isolation.own_uid": {
+        "en": "learner code runs as a uid of its own (uid {first} and up, one per submission graded at the same "
+              "time) with no capabilities and no_new_privs, in a clean environment; it can still read every "
+              "world-readable file (the kit's solutions and hidden cases among them), see every process and write "
+              "to world-writable folders",
+        "zh": "学生代码以自己的 uid 运行（从 uid {first} 起，同时评分的每份提交一个），没有任何 capability，设置了 "
+              "no_new_privs，环境是干净的；它仍然能读所有人可读的文件（包括本套件的参考答案和隐藏用例）、看到所有进程，"
+              "并能写所有人可写的文件夹"},
+    "isolation.closed": {
+        "en": "; {folders} is not readable by it: learner code can import only the modules the sandbox loaded "
+              "before changing user",
+        "zh": "；它读不了 {folders}：学生代码只能导入沙箱在切换用户之前已经加载的模块"},
+    "isolation.grader_uid": {
+        "en": "learner code runs as the grader's own user (uid {uid}) in a clean environment; it can read and write "
+              "whatever that user can, the hidden cases, the solutions and the other submissions included",
+        "zh": "学生代码以评分程序自己的用户（uid {uid}）在干净的环境中运行；这个用户能读写的它都能读写，"
+              "包括隐藏用例、参考答案和其他提交"},
     "grade.interrupted": {
         "en": "interrupted after {count} submissions{kept}", "zh": "评完 {count} 份提交后被中断{kept}"},
     "grade.interrupted_kept": {"en": "; they are in {path}", "zh": "；结果在 {path}"},

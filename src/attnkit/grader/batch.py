@@ -84,6 +84,15 @@ class Progress:
         now = time.monotonic()
         if now - self.last < (0.1 if self.tty else 1.0) and self.count < self.total:
             return
+        self._draw(now)
+
+    def finish(self, unreadable):
+        """Count the `unreadable` paths (never graded, so never stepped) as done, and draw the last line."""
+        if unreadable:
+            self.count += unreadable
+            self._draw(time.monotonic())
+
+    def _draw(self, now):
         self.last = now
         rate = self.count / max(now - self.start, 1e-9)
         eta = (self.total - self.count) / rate if rate else 0.0

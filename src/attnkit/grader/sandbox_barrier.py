@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..messages import say
+
 SANDBOX_UID = 65534  # inside the sandbox's user namespace (bwrap maps it to the grader's own uid)
 
 
@@ -109,10 +111,7 @@ def command(python_args):
 
 
 def description():
-    """What the barrier holds, for the isolation line."""
+    """What the barrier holds, for the isolation line, in the grader's language."""
     folders, _, hidden = allow_list()
-    return ("bubblewrap: a private root filesystem holding only python's standard library"
-            + (" (without its site-packages)" if hidden else "") + " and numpy (" + ", ".join(folders)
-            + "), the shared libraries they load, a private /proc, a few /dev nodes, private /tmp and /dev/shm "
-            "of 64 MB and 4096 inodes each, all read-only but /tmp and /dev/shm; new user, PID, IPC, UTS and "
-            f"(empty) network namespaces; learner code runs as uid {SANDBOX_UID} with no capabilities")
+    return say("isolation.barrier", without_site=say("isolation.without_site") if hidden else "",
+               folders=", ".join(folders), uid=SANDBOX_UID)

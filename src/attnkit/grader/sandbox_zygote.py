@@ -25,10 +25,11 @@ import threading
 import time
 import weakref
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from attnkit_runtime import i18n
+from ..messages import say
 from . import sandbox_barrier, sandbox_seccomp
 from .sandbox_types import ONE_BLAS_THREAD, Isolation
 from .sandbox_wire import encode, read_message, stock_message
@@ -149,28 +150,25 @@ def _open_to_others(folder):
 
 
 def _seccomp_words():
-    if seccomp_programs() is None:
-        return "; no seccomp filter (libseccomp2 is missing): it may start processes, up to RLIMIT_NPROC"
-    return ("; seccomp: it is one process (no fork), signals and traces no other process, and makes no "
-            "user namespace")
+    return say("isolation.no_seccomp" if seccomp_programs() is None else "isolation.seccomp")
+
+
+def _with_barrier():
+    """What isolates learner code behind the barrier, in the grader's language."""
+    return sandbox_barrier.description() + _seccomp_words()
 
 
 def _without_barrier(why, uid):
-    """What isolates learner code when the barrier could not be built (`uid`: learner code's, or None)."""
+    """What isolates learner code when the barrier could not be built (`why`: a text, or a function that words it
+    in the grader's language; `uid`: learner code's, or None), in the grader's language."""
     if uid is not None:
-        who = (f"learner code runs as a uid of its own (uid {LEARNER_UIDS.start} and up, one per submission "
-               "graded at the same time) with no capabilities and no_new_privs, in a clean environment; it can "
-               "still read every world-readable file (the kit's solutions and hidden cases among them), see "
-               "every process and write to world-writable folders")
+        who = say("isolation.own_uid", first=LEARNER_UIDS.start)
         closed = [p for p in (sys.base_prefix, sys.prefix) if not _open_to_others(p)]
         if closed:
-            who += (f"; {', '.join(closed)} is not readable by it: learner code can import only the modules "
-                    "the sandbox loaded before changing user")
+            who += say("isolation.closed", folders=", ".join(closed))
     else:
-        who = (f"learner code runs as the grader's own user (uid {os.geteuid()}) in a clean environment; it can "
-               "read and write whatever that user can, the hidden cases, the solutions and the other submissions "
-               "included")
-    return f"none: {why}; {who}{_seccomp_words()}"
+        who = say("isolation.grader_uid", uid=os.geteuid())
+    return say("isolation.none", why=why() if callable(why) else why, who=who, seccomp=_seccomp_words())
 
 
 class Zygote:
@@ -209,9 +207,14 @@ class Zygote:
             self.close()
             raise ZygoteError(f"the sandbox zygote failed to start: {header.get('error')}")
         self.isolated = barrier
-        self.barrier = sandbox_barrier.description() + _seccomp_words() if barrier else "none"
+        self._described = _with_barrier if barrier else partial(str, "none")  # the pool words a zygote without it
         self.tier = Isolation.BARRIER if barrier else Isolation.NONE if uid is None else Isolation.OWN_UID
         self._stocked = []  # weak references to the jobs it holds the arguments of, in order
+
+    @property
+    def barrier(self):
+        """What isolates learner code here, in the grader's language (as it is when asked)."""
+        return self._described()
 
     def _startup_log(self):
         self._log.seek(0)
@@ -335,13 +338,12 @@ class ZygotePool:
             try:
                 return Zygote(barrier=True)
             except ZygoteError as err:
-                why = ("bubblewrap could not build the sandbox (are user namespaces denied here, e.g. by a "
-                       f"container's seccomp profile or kernel.unprivileged_userns_clone=0?): {str(err)[:300].strip()}")
+                why = partial(say, "isolation.bwrap_failed", error=str(err)[:300].strip())
         if not allow_no_barrier:
-            raise BarrierUnavailable(why)
+            raise BarrierUnavailable(why() if callable(why) else why)
         uid, lock = _claim_uid() if _can_change_user() else (None, None)
         zygote = Zygote(barrier=False, uid=uid, uid_lock=lock)
-        zygote.barrier = _without_barrier(why, uid)
+        zygote._described = partial(_without_barrier, why, uid)
         return zygote
 
     @contextmanager
