@@ -33,6 +33,30 @@ def test_arguments_are_unpacked_as_the_grader_packed_them():
     assert value[1] == (np.float64(3.0), 2) and isinstance(value[1][0], np.float64) and value[2] == {"k": None}
 
 
+def test_arrays_cross_the_wire_as_writable_arrays_of_their_shape_and_dtype_back_to_back():
+    sent = [("s", np.float32(2.5), True), ("e", np.zeros((0, 3)), False), ("m", np.arange(6, dtype="<i2").reshape(2, 3), False),
+            ("b", np.array([True, False]), False), ("t", np.arange(24.0).reshape(2, 3, 4)[:, ::2], False)]
+    data = sandbox_wire.encode({"nonce": 1}, sent)
+    header, arrays = sandbox_wire.read_message(_reader(data), 1 << 20, 1 << 20)
+    assert header["nonce"] == 1 and list(arrays) == [name for name, _, _ in sent]
+    for name, value, scalar in sent:
+        got, got_scalar = arrays[name]
+        assert got_scalar is scalar and got.dtype == value.dtype and got.shape == np.shape(value)
+        assert np.array_equal(got, value) and got.flags.writeable and got.flags.c_contiguous
+    arrays["m"][0][0, 0] = 7  # the learner's function may write into its inputs
+    assert arrays["m"][0][0, 0] == 7 and arrays["b"][0].tolist() == [True, False]
+
+
+def _reader(data):
+    view = memoryview(data)
+
+    def exact(n):
+        nonlocal view
+        chunk, view = view[:n], view[n:]
+        return bytes(chunk)
+    return exact
+
+
 def test_emptying_a_scratch_folder_keeps_the_exposed_folders_inside_it(tmp_path):
     kept = tmp_path / "venv" / "lib"
     kept.mkdir(parents=True)

@@ -19,7 +19,6 @@ and that step fails its own cases (`earlier_passes`); the likely-mistake line is
 import copy
 import functools
 import tracemalloc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,13 +135,18 @@ class CallLog:
                 if callable(namespace.get(name)):
                     namespace[name] = self.wrap(module, namespace[name])
 
-    @contextmanager
     def recording(self):
+        """`with log.recording() as used:` notes in `used` ({module: None}) the earlier steps whose wrapped
+        functions are called inside the block (a class's __enter__/__exit__: a generator's context manager
+        costs more than the learner's quickest calls)."""
+        return self
+
+    def __enter__(self):
         self._open = used = {}
-        try:
-            yield used
-        finally:
-            self._open, self._stub = None, (None, "")
+        return used
+
+    def __exit__(self, *exc_info):
+        self._open, self._stub = None, (None, "")
 
     def stub_of(self, err):
         """The earlier step (module) out of whose function `err`, a NotImplementedError raised while recording,

@@ -118,8 +118,13 @@ def build_arg(spec, call=None):
 def invoke(fn, kwargs):
     """Call `fn` with one call's arguments; a "*name" key is spread as positional arguments."""
     __tracebackhide__ = True  # pytest shows the learner's frames, not this one
-    args = [value for key, values in kwargs.items() if key.startswith("*") for value in values]
-    return fn(*args, **{key: value for key, value in kwargs.items() if not key.startswith("*")})
+    args, named = [], {}
+    for key, value in kwargs.items():  # one loop: two comprehensions (two frames) took ~1 us more per call
+        if key.startswith("*"):
+            args += value
+        else:
+            named[key] = value
+    return fn(*args, **named)
 
 
 def invoke_watched(fn, kwargs):
