@@ -384,7 +384,7 @@ def become_submission(ctl, sock, out, err, work, limits, settings, stock):
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.argv = [""]
-    Submission(socket.socket(fileno=PROTOCOL_FD), settings["barrier"], stock).serve()
+    Submission(socket.socket(fileno=PROTOCOL_FD), settings["barrier"], stock, settings["child"] is not None).serve()
     os._exit(0)
 
 
@@ -399,8 +399,9 @@ class Submission:
     runs again in its namespace, so grading uses the kit's provided definitions, not the learner's.
     """
 
-    def __init__(self, sock, own_pid_namespace, stock):
+    def __init__(self, sock, own_pid_namespace, stock, filtered=False):
         self.sock, self.own_pid_namespace, self.stock = sock, own_pid_namespace, stock
+        self.filtered = filtered  # under the child filter, which denies it every new process (sandbox_seccomp)
         self.modules, self.filenames, self.classes = {}, set(), {}
         self.places = {}  # filename -> ((first line, place, its line there), …): see sandbox_types.Source
         self.streams = (sys.stdout, sys.stderr)
@@ -577,10 +578,11 @@ class Submission:
 
     def tidy(self):
         """Is this process as clean as it started? No extra thread, process or timer, and numpy,
-        builtins and sys.stdout/stderr unpatched (new attributes, e.g. a lazy numpy submodule, are fine)."""
+        builtins and sys.stdout/stderr unpatched (new attributes, e.g. a lazy numpy submodule, are fine).
+        Under the child filter no process can have been started: /proc is not searched for one (~0.2 ms a load)."""
         np_dict, builtins_dict, err = BASELINE
         return (len(os.listdir("/proc/self/task")) == 1
-                and not _children_of(os.getpid(), everyone=self.own_pid_namespace)
+                and (self.filtered or not _children_of(os.getpid(), everyone=self.own_pid_namespace))
                 and not any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
                                                             signal.ITIMER_PROF))
                 and all(map(operator.is_, map(np.__dict__.get, np_dict), np_dict.values()))
