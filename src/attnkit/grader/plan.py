@@ -112,5 +112,5 @@ def _results_key(name, results):
             if arr.dtype.hasobject:
                 return None
             digest.update(f"|{part}|{arr.dtype.str}|{arr.shape}|".encode())
-            digest.update(np.ascontiguousarray(arr).tobytes())
+            digest.update(np.ascontiguousarray(arr))  # its buffer, not a copy
     return digest.digest()
