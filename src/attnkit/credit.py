@@ -12,10 +12,10 @@ def hidden_value(case):
 
 
 def paid(planned, judged, results):
-    """[bool] per case: whether it earns its points. `planned`: the plan's cases (`.case`, `.calls`, `.keys`);
+    """[bool] per case: whether it earns its points. `planned`: the plan's cases (`.case`, `.calls`, `.keys`, `.value`);
     `judged`: their results (`.status`, `.diagnosis`), in the same order; `results`: the run's
     {job key: sandbox.CallResult}."""
-    return credit.paid([credit.Judged((p.case.step.module, p.case.function), p.case.public, p.case.kind != "property",
+    return credit.paid([credit.Judged((p.case.step.module, p.case.function), p.case.public, p.value,
                                       t.status, t.diagnosis, p.case.tolerance, _parts(p, results))
                         for p, t in zip(planned, judged)])
 

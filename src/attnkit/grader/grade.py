@@ -154,22 +154,24 @@ def _judge(plan, planned, results, problem, missing):
         words = _WORDS[stopped.ending]
         return _result(planned, status, f"{judge.title(case)}\n  "
                                         f"{say(words, error=stopped.error) if words else stopped.error}", None)
-    outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
-                                                list(r.warnings), list(r.modified), (), r.exc_type, r.error,
-                                                peaks=r.peaks, resident=r.resident, earlier_stub=r.earlier_stub)
-                                for r in calls])
-    judged = functools.partial(_verdict_and_grid, planned, outcome)
-    unusual = outcome.warnings or outcome.modified or outcome.peaks  # judged beside the results: not memoised by them
-    verdict, grid = (plan.remembered(planned, outcome.results, judged)
-                     if outcome.results is not None and not unusual else judged())
+    judged = functools.partial(_verdict_and_grid, planned, calls)
+    # warnings, changed arguments and memory peaks are judged beside the results: not memoised by them
+    by_results = all(r.ending == Ending.RETURNED and r.parts is not None
+                     and not (r.unnamed or r.warnings or r.modified or r.peaks) for r in calls)
+    verdict, grid = plan.remembered(planned, [r.parts for r in calls], judged) if by_results else judged()
     output = _not_written(case, say("grade.replace_raise")) if verdict.not_written else verdict.message
     return _result(planned, verdict.status, output, verdict.diagnosis, verdict.not_written, grid, verdict.diagnoses)
 
 
-def _verdict_and_grid(planned, outcome):
-    """(the harness's CaseResult, the feedback grid of a failed public case or None): both depend only on the
-    case and the results, so Plan.remembered keeps them together (drawing the grid costs more than judging)."""
+def _verdict_and_grid(planned, calls):
+    """(the harness's CaseResult, the feedback grid of a failed public case or None) of a case's calls (CallResults):
+    both depend only on the case and the results, so Plan.remembered keeps them together (drawing the grid costs
+    more than judging)."""
     case = planned.case
+    outcome = harness.of_calls([harness.Outcome(r.ending, None if r.parts is None else [r.parts], r.unnamed,
+                                                list(r.warnings), list(r.modified), (), r.exc_type, r.error,
+                                                peaks=r.peaks, resident=r.resident, earlier_stub=r.earlier_stub)
+                                for r in calls])
     verdict = harness.judge_outcome(case, planned.calls, outcome, planned.expected, planned.forms, CATALOGUE)
     grid = (feedback_grids.grid(case, planned.calls, outcome.results, planned.expected)
             if verdict.status is Status.FAILED and outcome.results is not None else None)

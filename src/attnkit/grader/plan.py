@@ -32,6 +32,7 @@ class PlannedCase:
     forms: object  # checks.expected_forms(case, calls), computed once
     keys: tuple  # the job key of each call
     points: float
+    value: bool  # it compares values (not a property case), as credit's rule reads it for every submission
 
 
 class Plan:
@@ -53,7 +54,8 @@ class Plan:
             jobs += [Job(key, case.step.module, case.function, case.returns, kwargs, seconds, measures_peak(case))
                      for key, kwargs, seconds in zip(keys, calls, _reference_seconds(case, calls))]
             self.cases.append(PlannedCase(case, calls, checks.expected_outputs(case, calls),
-                                          checks.expected_forms(case, calls), keys, points[case.name]))
+                                          checks.expected_forms(case, calls), keys, points[case.name],
+                                          case.kind != "property"))
         self.jobs = tuple(jobs)
         self.case_named = {p.case.name: p.case for p in self.cases}
         self.fingerprint = kit_fingerprint(track)  # what a grade depends on besides the submission
@@ -112,5 +114,5 @@ def _results_key(name, results):
             if arr.dtype.hasobject:
                 return None
             digest.update(f"|{part}|{arr.dtype.str}|{arr.shape}|".encode())
-            digest.update(np.ascontiguousarray(arr).tobytes())
+            digest.update(np.ascontiguousarray(arr))  # its buffer, not a copy
     return digest.digest()

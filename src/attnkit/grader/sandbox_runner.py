@@ -34,13 +34,22 @@ from attnkit_runtime.messages import say
 from .sandbox_meter import Grader, Meter, OverLimit
 from .sandbox_reference import answer, kit_modules, provided_code
 from .sandbox_types import CpuBudget, Limit, Source, Stopped, call_limit, result
-from .sandbox_wire import Reader, WireError, encode, frame, large_inputs, packed_call, read_kept
+from .sandbox_wire import Reader, WireError, encode_arrays, frame, large_inputs, packed_call, read_kept
 from .sandbox_zygote import ZygoteError
 
 _MAX_HEADER = 1 << 20
 _MAX_TEXT = 4000
 _MAX_WARNINGS = 5  # kept per call (the child sends no more)
 _WINDOW_CALLS = 32  # requests in flight (each ~100 bytes: the socket buffer holds ~200 kB)
+
+
+@lru_cache(maxsize=None)
+def _code(step, kit):
+    """The arrays (sandbox_wire.encode_arrays) of a "load" of `step`: the provided code of the kit modules
+    `kit` (names), then the step's provided names and definitions; encoded once per process, not per load."""
+    code = [(f"kit:{name}", provided_code(name)) for name in kit]
+    code += [(f"provided:{part}", provided_code(step, part)) for part in ("names", "definitions")]
+    return encode_arrays([(name, np.frombuffer(data, dtype=np.uint8), False) for name, data in code])
 
 
 @lru_cache(maxsize=1024)
@@ -288,15 +297,16 @@ class SubmissionRunner:
         if res is not None and res.ending == Ending.RETURNED and "hwm" in after:
             results[job.key] = dataclasses.replace(res, resident=(max(after["hwm"] - before["rss"], 0),))
 
-    def _exchange(self, header, step=None, arrays=()):
+    def _exchange(self, header, step=None, encoded=((), b"")):
         """Send one request to the child and wait for its answer: (header, arrays, seconds); `step`
-        is the step whose code it runs (whose imported steps the child may ask for), if any.
+        is the step whose code it runs (whose imported steps the child may ask for), if any; `encoded`:
+        the request's arrays (sandbox_wire.encode_arrays).
 
         Raises TimeoutError, EOFError/OSError (the child died) or WireError (garbled answer)."""
         nonce = self._nonce()
         start = time.monotonic()
         self.sock.settimeout(self.limits.call_seconds)
-        self.sock.sendall(encode({**header, "nonce": nonce}, arrays))
+        self.sock.sendall(frame({**header, "nonce": nonce}, *encoded))
         reply, parts = self._reply_to(nonce, start, step)
         return reply, parts, time.monotonic() - start
 
@@ -378,12 +388,9 @@ class SubmissionRunner:
         places = [list(place) for place in source.places] if isinstance(source, Source) else []
         header = {"op": "load", "module": step, "filename": filename, "source": source, "places": places,
                   "own": own, "kit": [{"module": name, "proxies": list(proxies)} for name, proxies in kit]}
-        code = [(f"kit:{name}", provided_code(name)) for name, _ in kit]
-        code += [(f"provided:{part}", provided_code(step, part)) for part in ("names", "definitions")]
-        arrays = [(name, np.frombuffer(data, dtype=np.uint8), False) for name, data in code]
         start = time.monotonic()
         try:
-            reply, _, seconds = self._exchange(header, step, arrays)
+            reply, _, seconds = self._exchange(header, step, _code(step, tuple(name for name, _ in kit)))
         except (TimeoutError, EOFError, OSError, WireError) as err:
             return self._failure(err, filename, time.monotonic() - start, " while being imported")
         if reply.get("clean") is False and self.present:  # a fresh child has run no learner code: it is clean
