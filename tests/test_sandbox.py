@@ -4,6 +4,7 @@ own jobs, never crashes the grader, and never lets the kit's secrets out.
 Adversarial submissions are built here from the reference solutions, each with one file changed.
 """
 import ast
+import dataclasses
 import os
 import socket
 import subprocess
@@ -647,3 +648,16 @@ def test_a_reply_whose_earlier_stub_is_no_text_is_garbled(forged, monkeypatch):
     monkeypatch.setattr(runner, "_reply_to", lambda *args: (reply, {}), raising=False)
     job = next(job for job in JOBS if job.function == "softmax")
     assert runner._answer(job, "nonce", 0.0).ending == "garbled"
+
+
+def test_out_of_memory_is_an_ending_only_a_memory_cases_call_may_answer(monkeypatch):
+    """Only a memory case's call is judged on running out of memory (its address space is capped): the same
+    answer to any other call is garbled, never a verdict the child chose."""
+    runner = sandbox_runner.SubmissionRunner.__new__(sandbox_runner.SubmissionRunner)
+    reply = {"ending": "out_of_memory", "error": "Unable to allocate", "exc_type": "MemoryError", "unnamed": "",
+             "warnings": [], "modified": []}
+    monkeypatch.setattr(runner, "_reply_to", lambda *args: (reply, {}), raising=False)
+    job = next(job for job in JOBS if job.function == "softmax")
+    assert runner._answer(job, "nonce", 0.0).ending == "garbled"
+    measured = dataclasses.replace(job, measure_peak=True)
+    assert runner._answer(measured, "nonce", 0.0).ending == "out_of_memory"

@@ -157,9 +157,35 @@ def test_the_sandbox_measures_the_learners_call(tmp_path):
     graded = grade_submission(Plan("modern"), SandboxRunner(), submission.read(sub))
     lost = {t.name: t for t in graded.tests if t.status is not Status.PASSED}
     assert set(lost) == {*MEMORY_CASES, MANY_KEYS}, {n: t.output for n, t in lost.items()}
-    assert {lost[name].diagnosis for name in MEMORY_CASES} == {"tiled_holds_every_key"}
-    assert "Unable to allocate" in lost[MANY_KEYS].output  # its every key at once is past the capped address space
+    assert {lost[name].diagnosis for name in (*MEMORY_CASES, MANY_KEYS)} == {"tiled_holds_every_key"}
     assert "held" in lost[MEMORY_CASES[1]].output
+    many = lost[MANY_KEYS]  # its every key at once is past the capped address space: failed, as the others
+    assert many.status is Status.FAILED, many.output
+    assert "ran out of memory" in many.output and "Unable to allocate" in many.output, many.output
+    assert "one block at a time" in many.output and "likely mistake" in many.output, many.output
+
+
+def _out_of_memory(Q, K, V, visible=None, block=64):
+    raise MemoryError("Unable to allocate 48.8 MiB for an array with shape (64, 100000) and data type float64")
+
+
+def test_a_memory_case_whose_call_runs_out_of_memory_fails_its_property_and_names_the_mistake():
+    """A memory case's call that runs out of memory (in the grader: the address space capped past what the call
+    may hold) has held too much at once: the case fails as its property does, with the case's advice and the
+    mistakes that fail it by memory alone, not as a crash with a bare MemoryError."""
+    case = cases.case(MANY_KEYS)
+    calls = case.build_calls()
+    outcome = harness.call_case(_out_of_memory, case, calls)
+    assert outcome.ending == harness.Ending.OUT_OF_MEMORY, outcome
+    got = harness.judge_outcome(case, calls, outcome, None, checks.expected_forms(case, calls), CATALOGUE)
+    assert (got.status, got.problem, got.diagnosis) == (Status.FAILED, "property", "tiled_holds_every_key"), got.message
+    assert "ran out of memory" in got.message and "[64, 256]" in got.message, got.message
+
+
+def test_a_memory_error_outside_a_memory_case_is_the_learners_error_as_before():
+    case = cases.case(MEMORY_CASES[0].replace("holds_one_block", "worked_example"))
+    outcome = harness.call_case(_out_of_memory, case, case.build_calls())
+    assert (outcome.ending, outcome.error_type) == (harness.Ending.RAISED, "MemoryError"), outcome
 
 
 FORGED_PEAK = """
@@ -198,6 +224,7 @@ def test_a_call_that_hides_its_peak_from_tracemalloc_still_loses_the_memory_case
     assert MANY_KEYS in lost, sorted(lost)
     assert set(lost) <= {*MEMORY_CASES, MANY_KEYS}
     assert "Unable to allocate" in lost[MANY_KEYS].output, lost[MANY_KEYS].output  # past its capped address space
+    assert lost[MANY_KEYS].status is Status.FAILED and lost[MANY_KEYS].diagnosis == "tiled_holds_every_key"
 
 
 def test_where_the_memory_case_cannot_be_held_outside_it_is_not_run_saying_why(monkeypatch):

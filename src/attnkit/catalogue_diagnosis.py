@@ -26,6 +26,10 @@ class CatalogueDiagnosis(harness.Diagnosis):
         with self._lock:
             return self._mistakes().exception_diagnoses(case, error_type, error)
 
+    def mistakes_of_memory(self, case, calls):
+        with self._lock:
+            return self._mistakes().memory_diagnoses(case, calls)
+
     def prepare(self, case, calls):
         """Build `case`'s table of mistaken worlds now, before threads judge (mistakes.prepare says why)."""
         with self._lock:

@@ -37,6 +37,7 @@ class Ending:
     NOT_WRITTEN = "not_written"  # a stub's NotImplementedError
     RAISED = "raised"  # the learner's code raised another exception
     TIMEOUT = "timeout"  # a call ran past its time limit
+    OUT_OF_MEMORY = "out_of_memory"  # a memory case's call ran out of memory: it held too much (the grader caps it)
 
 
 @dataclass
@@ -194,8 +195,8 @@ def call_case(fn, case, calls, log=None, seconds=None, copied=False, watched=Non
             called = _USED_WHEN_STOPPED.setdefault(what, tuple(used)) if used else _USED_WHEN_STOPPED.get(what, ())
             return Outcome(Ending.TIMEOUT, called=called, error_type="TimeLimitExceeded", error=str(err), exception=err)
         except Exception as err:  # noqa: BLE001 - whatever the learner's code raised is the learner's
-            return Outcome(Ending.RAISED, called=tuple(used), error_type=type(err).__name__,
-                           error=str(err), exception=err)
+            ending = Ending.OUT_OF_MEMORY if measure and isinstance(err, MemoryError) else Ending.RAISED
+            return Outcome(ending, called=tuple(used), error_type=type(err).__name__, error=str(err), exception=err)
     try:
         results = [judge.named_outputs(case.returns, value) for value in raw]
     except ValueError as err:
@@ -275,13 +276,17 @@ class Diagnosis:
     """What a front end knows of mistakes (the kit's catalogue, or the stored outputs of the release and
     the notebook): `mistakes_of_results(case, calls, results)` and `mistakes_of_error(case, error_type, error)`
     give the codes of the known mistakes that match, as a tuple in diagnosis order (more than one where the
-    case cannot tell them apart), `of_results` and `of_error` the first or None, `describe(code)` its text in
-    the learner's language."""
+    case cannot tell them apart), `mistakes_of_memory(case, calls)` those that fail a memory case by what they
+    hold alone (for a call that ran out of memory), `of_results` and `of_error` the first or None,
+    `describe(code)` its text in the learner's language."""
 
     def mistakes_of_results(self, case, calls, results):
         return ()
 
     def mistakes_of_error(self, case, error_type, error):
+        return ()
+
+    def mistakes_of_memory(self, case, calls):
         return ()
 
     def of_results(self, case, calls, results):
@@ -331,6 +336,12 @@ def judge_outcome(case, calls, outcome, expected, forms, diagnosis=None, earlier
         code, text = next(iter(codes), None), diagnosis.described(codes)
         verdict = judge.Verdict(False, "exception", say("teach.raised", error=f"{outcome.error_type}: {outcome.error}"))
         return found(Status.ERROR, judge.teaching_message(case, calls, verdict, text), "exception", code, text,
+                     exception=outcome.exception, codes=codes)
+    if outcome.ending == Ending.OUT_OF_MEMORY:
+        codes = diagnosis.mistakes_of_memory(case, calls)
+        code, text = next(iter(codes), None), diagnosis.described(codes)
+        verdict = judge.out_of_memory_verdict(case, outcome.error)
+        return found(Status.FAILED, judge.teaching_message(case, calls, verdict, text), verdict.problem, code, text,
                      exception=outcome.exception, codes=codes)
     if outcome.results is None:
         return found(Status.FAILED, f"{case.step.module}.{case.function} — {outcome.unnamed}", "result")

@@ -382,8 +382,7 @@ def _largest_intermediate(case, results, peaks, resident=()):
     against the case's budget: `arrays` float64 arrays of `shape` held at once. `resident`: where the grader
     measured it outside the learner's process, how much each call's process grew its peak resident memory
     (bytes), which may pass the budget by RESIDENT_SLACK_BYTES at most."""
-    shape = tuple(case.expect["shape"])
-    budget = int(case.expect["arrays"]) * int(np.prod(shape)) * 8
+    shape, budget = _memory_budget(case)
     for k in range(1, len(results) + 1):
         peak = peaks[k - 1] if k <= len(peaks) else None
         if peak is None:
@@ -398,6 +397,21 @@ def _largest_intermediate(case, results, peaks, resident=()):
                 "property.peak_resident", call=k, function=case.function, peak=_kib(peak), budget=_kib(budget),
                 arrays=case.expect["arrays"], shape=list(shape)))
     return PASSED
+
+
+def out_of_memory_verdict(case, error):
+    """The Verdict of a memory case whose call ran out of memory, raising `error` (its text): it held far more than
+    its budget (in the grader, its address space is capped a little past the budget)."""
+    shape, budget = _memory_budget(case)
+    return Verdict(False, "property", f"{in_language(case.expect['explain'])}\n" + say(
+        "property.out_of_memory", function=case.function, error=error, budget=_kib(budget),
+        arrays=case.expect["arrays"], shape=list(shape)))
+
+
+def _memory_budget(case):
+    """(the shape of a memory case's arrays, its budget in bytes: `arrays` float64 arrays of that shape)."""
+    shape = tuple(case.expect["shape"])
+    return shape, int(case.expect["arrays"]) * int(np.prod(shape)) * 8
 
 
 def _kib(n_bytes):

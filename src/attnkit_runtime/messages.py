@@ -109,6 +109,10 @@ MESSAGES = {
               "system); {arrays} float64 arrays of {shape} ({budget}) are all it needs",
         "zh": "第 {call} 次调用：{function}() 让它的进程同时多占用了 {peak} 的内存（由操作系统测得）；它只需要 {arrays} 个 "
               "{shape} 的 float64 数组（{budget}）"},
+    "property.out_of_memory": {
+        "en": "{function}() ran out of memory, where {arrays} float64 arrays of {shape} ({budget}) are all it needs: "
+              "{error}",
+        "zh": "{function}() 用完了内存，而它只需要 {arrays} 个 {shape} 的 float64 数组（{budget}）：{error}"},
     "property.peak_hidden": {
         "en": "call {call}: the memory {function}() used could not be measured, because the call stopped or "
               "cleared Python's tracemalloc: leave tracemalloc alone",

@@ -551,8 +551,9 @@ class Submission:
                 return _reply(header, Stopped.CRASHED, self._describe(err, named=True), type(err).__name__)
             return _reply(header, Ending.RAISED, f"{function}() returned a value that could not be read: "
                                                  + self._describe(err, named=True), type(err).__name__)
-        if isinstance(outcome.exception, MemoryError):
-            return _reply(header, Stopped.CRASHED, self._describe(outcome.exception, named=True), outcome.error_type)
+        if isinstance(outcome.exception, MemoryError):  # out of memory on a memory case: judged as held too much
+            ending = outcome.ending if outcome.ending == Ending.OUT_OF_MEMORY else Stopped.CRASHED
+            return _reply(header, ending, self._describe(outcome.exception, named=True), outcome.error_type)
         if outcome.ending == Ending.NOT_WRITTEN:
             return _reply(header, outcome.ending, self._describe(outcome.exception), outcome.error_type,
                           earlier_stub=self._stub_of(outcome.exception, module))

@@ -435,12 +435,13 @@ class SubmissionRunner:
         earlier_stub = reply.get("earlier_stub", "")
         if not isinstance(earlier_stub, str):
             return _garbled(f"{job.function}(): an earlier step's stub of the wrong type", seconds)
-        if ending in (Ending.NOT_WRITTEN, Ending.RAISED, Stopped.CRASHED) and not parts:
+        if ending in _ENDED_WITHOUT_RESULT + ((Ending.OUT_OF_MEMORY,) if job.measure_peak else ()) and not parts:
             return result(ending, error, exc_type, seconds, earlier_stub=earlier_stub[:200])
         return _garbled(f"{job.function}(): ending {ending!r}, parts {sorted(parts)}", seconds)
 
 
 MEASURED_ROOM_BYTES = 32 << 20  # the address space a memory case's call may add (judge.RESIDENT_SLACK_BYTES beside)
+_ENDED_WITHOUT_RESULT = (Ending.NOT_WRITTEN, Ending.RAISED, Stopped.CRASHED)  # out of memory too on a memory case
 _CHILD_GONE = (Ending.TIMEOUT, Stopped.CRASHED, Stopped.BUDGET, Stopped.GARBLED)  # the child is ended after these
 
 

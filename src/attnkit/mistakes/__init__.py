@@ -8,10 +8,10 @@ case cannot tell apart from it); `describe` is the text to show
 (`descriptions`: in every language, for what a release or a notebook stores).
 """
 from .catalogue import Mistake, catalogue, describe, descriptions
-from .diagnosis import (Outcome, diagnose, diagnose_exception, diagnoses, exception_diagnoses, failing, outcomes,
-                        prepare)
+from .diagnosis import (Outcome, diagnose, diagnose_exception, diagnoses, exception_diagnoses, failing,
+                        memory_diagnoses, outcomes, prepare)
 from .worlds import mistaken_function, slip_overrides, slip_step, variants
 
 __all__ = ["Mistake", "Outcome", "catalogue", "describe", "descriptions", "diagnose", "diagnose_exception", "diagnoses",
-           "exception_diagnoses", "failing",
+           "exception_diagnoses", "failing", "memory_diagnoses",
            "mistaken_function", "outcomes", "prepare", "slip_overrides", "slip_step", "variants"]

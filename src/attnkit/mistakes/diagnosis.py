@@ -175,6 +175,13 @@ def diagnoses(case, calls, results):
                              for explanation in _table(case, calls).explains if _matches(case, explanation, results)])
 
 
+def memory_diagnoses(case, calls):
+    """The codes of the known mistakes that fail `case`, a memory case, by what they hold at once alone (their
+    outputs are the reference's), in catalogue order: what a call that ran out of memory likely did."""
+    return tuple(dict.fromkeys(explanation.code for explanation in _table(case, calls).explains
+                               if explanation.probe is None))
+
+
 def diagnose_exception(case, exc_type, message):
     """The code of the known mistake that raises this error on the case's calls, or None: the first of
     `exception_diagnoses`."""
